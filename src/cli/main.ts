@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from '../config.ts';
+import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
+import { issueToken } from '../core/auth/tokens.ts';
+import { ensureDemo } from '../core/demo/seed.ts';
+import { addPerson } from '../core/people/users.ts';
+import { createWorkspace } from '../core/workspaces/create.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase, type Database } from '../db/open.ts';
+import { makeLogger } from '../log.ts';
+
+const usage = `wt — work tracker command line
+
+  wt migrate                                   apply database migrations
+  wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
+  wt workspace create --slug S --name N        create a workspace with the default workflow
+  wt user create --workspace S --email E --name N --role R [--password P] [--client CODE]
+  wt token create --workspace S --email E --name N [--scopes read,write,triage]
+                  [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
+
+DATABASE_URL selects the database; without it the embedded one under ./.data is used.`;
+
+class UsageError extends Error {}
+
+function need(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+async function workspaceId(db: Database, slug: string): Promise<string> {
+  const [w] = await db.sql<{ id: string }[]>`select id from workspaces where slug = ${slug}`;
+  if (!w) throw new UsageError(`no workspace "${slug}"`);
+  return w.id;
+}
+
+async function identityId(db: Database, email: string): Promise<string> {
+  const [i] = await db.sql<{ id: string }[]>`select id from identities where lower(email) = lower(${email})`;
+  if (!i) throw new UsageError(`no person with email ${email}`);
+  return i.id;
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      slug: { type: 'string' },
+      name: { type: 'string' },
+      workspace: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      client: { type: 'string' },
+      scopes: { type: 'string' },
+      projects: { type: 'string' },
+      agent: { type: 'string' },
+      expires: { type: 'string' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || !command) {
+    console.log(usage);
+    return;
+  }
+  const config = loadConfig();
+  const log = makeLogger(process.env.LOG_LEVEL ?? 'warn');
+  const db = await openDatabase(config, log, { max: 2 });
+  try {
+    await migrate(db.sql, db.url);
+    switch (command) {
+      case 'migrate':
+        console.log('migrations applied');
+        break;
+      case 'demo': {
+        const demo = await ensureDemo(db.sql);
+        if (values.json) console.log(JSON.stringify(demo));
+        else console.log(JSON.stringify(demo, null, 2));
+        break;
+      }
+      case 'workspace create': {
+        const id = await createWorkspace(db.sql, { slug: need(values, 'slug'), name: need(values, 'name') });
+        console.log(JSON.stringify({ id, slug: values.slug }));
+        break;
+      }
+      case 'user create': {
+        const ws = await workspaceId(db, need(values, 'workspace'));
+        const role = need(values, 'role') as Role;
+        let clientId: string | null = null;
+        if (values.client) {
+          const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${ws} and code = ${values.client}`;
+          if (!c) throw new UsageError(`no client with code ${values.client}`);
+          clientId = c.id;
+        }
+        const id = await addPerson(db.sql, { workspaceId: ws, email: need(values, 'email'), name: need(values, 'name'), role, password: values.password ?? null, clientId });
+        console.log(JSON.stringify({ id, email: values.email, role }));
+        break;
+      }
+      case 'token create': {
+        const ws = await workspaceId(db, need(values, 'workspace'));
+        const creator = await identityId(db, need(values, 'email'));
+        const actsAs = values.agent ? await identityId(db, values.agent) : creator;
+        const scopes = (values.scopes ?? 'read,write,triage').split(',').map((s) => s.trim()) as Scope[];
+        if (scopes.some((s) => !allScopes.includes(s))) throw new UsageError(`scopes are ${allScopes.join(', ')}`);
+        let projectIds: string[] | null = null;
+        if (values.projects) {
+          const keys = values.projects.split(',').map((k) => k.trim().toUpperCase());
+          const rows = await db.sql<{ id: string }[]>`select id from projects where workspace_id = ${ws} and key = any(${keys}::text[])`;
+          if (rows.length !== keys.length) throw new UsageError('an unknown project key in --projects');
+          projectIds = rows.map((r) => r.id);
+        }
+        const t = await issueToken(db.sql, {
+          workspaceId: ws,
+          createdBy: creator,
+          actsAs,
+          kind: values.agent ? 'agent' : 'delegated',
+          name: need(values, 'name'),
+          scopes,
+          projectIds,
+          expiresAt: values.expires ? new Date(values.expires) : null,
+        });
+        console.log(JSON.stringify(t));
+        break;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      console.error(`wt: ${err.message}`);
+      process.exit(2);
+    }
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,35 @@
+export const roles = ['owner', 'admin', 'member', 'agent', 'client_elevated', 'client'] as const;
+export type Role = (typeof roles)[number];
+
+export const scopes = ['read', 'write', 'triage'] as const;
+export type Scope = (typeof scopes)[number];
+
+/** Where content created by this caller says it came from. */
+export type Source = 'ui' | 'api' | 'mcp';
+
+/**
+ * The verified caller inside one workspace. `identityId` is who acts: the token's
+ * creator for a delegated token, the agent account for an agent token.
+ */
+export interface Principal {
+  workspaceId: string;
+  slug: string;
+  identityId: string;
+  name: string;
+  role: Role;
+  /** The client a client user belongs to; null for workspace users. */
+  clientId: string | null;
+  via: 'token' | 'session';
+  scopes: ReadonlySet<Scope>;
+  /** A token's project allow-list; null when unrestricted. */
+  projectIds: readonly string[] | null;
+  tokenId: string | null;
+  tokenKind: 'delegated' | 'agent' | null;
+  sessionId: string | null;
+  /** Last re-authentication of a browser session. */
+  reauthAt: Date | null;
+  source: Source;
+}
+
+export const isClientRole = (role: Role) => role === 'client' || role === 'client_elevated';
+export const isAdminRole = (role: Role) => role === 'owner' || role === 'admin';

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { forbidden, notFound, unauthenticated } from '../errors.ts';
+import type { Principal, Role } from './principal.ts';
+import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
+
+export const loginInput = z.object({
+  email: z.string().trim().min(3).max(320),
+  password: z.string().min(1).max(1000),
+});
+export const reauthInput = z.object({ password: z.string().min(1).max(1000) });
+
+export interface Session {
+  id: string;
+  identityId: string;
+  csrfToken: string;
+  reauthAt: Date | null;
+  expiresAt: Date;
+}
+
+export interface SessionInfo {
+  identityId: string;
+  name: string;
+  email: string | null;
+  workspaces: { slug: string; name: string; role: Role }[];
+  csrfToken: string;
+}
+
+async function sessionInfo(sql: Db, identityId: string, csrfToken: string): Promise<SessionInfo> {
+  const [who] = await sql<{ name: string; email: string | null }[]>`select name, email from identities where id = ${identityId}`;
+  const workspaces = await sql<{ slug: string; name: string; role: Role }[]>`
+    select w.slug, w.name, m.role from memberships m join workspaces w on w.id = m.workspace_id
+    where m.identity_id = ${identityId} order by w.slug`;
+  return { identityId, name: who!.name, email: who!.email, workspaces: [...workspaces], csrfToken };
+}
+
+/** POST /api/auth/login: a password login opens a session; the login also counts as a re-authentication. */
+export async function login(sql: Db, raw: unknown, now: Date, ttlHours: number): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
+  const input = loginInput.parse(raw);
+  const [who] = await sql<{ id: string; password_hash: string | null }[]>`
+    select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
+  const ok = await verifyPassword(input.password, who?.password_hash ?? null);
+  if (!who || !ok) throw unauthenticated('The email or password is wrong.');
+  const secret = newOpaqueSecret();
+  const csrfToken = newOpaqueSecret(18);
+  const expiresAt = new Date(now.getTime() + ttlHours * 3600_000);
+  await sql`
+    insert into sessions (token_hash, identity_id, csrf_token, reauth_at, expires_at, created_at, last_seen_at)
+    values (${sha256(secret)}, ${who.id}, ${csrfToken}, ${now}, ${expiresAt}, ${now}, ${now})`;
+  return { secret, expiresAt, info: await sessionInfo(sql, who.id, csrfToken) };
+}
+
+export async function findSession(sql: Db, secret: string, now: Date): Promise<Session | null> {
+  if (secret.length > 100) return null;
+  const [s] = await sql<{ id: string; identity_id: string; csrf_token: string; reauth_at: Date | null; expires_at: Date; last_seen_at: Date }[]>`
+    select id, identity_id, csrf_token, reauth_at, expires_at, last_seen_at
+    from sessions where token_hash = ${sha256(secret)} and expires_at > ${now}`;
+  if (!s) return null;
+  if (now.getTime() - s.last_seen_at.getTime() > 60_000) {
+    sql`update sessions set last_seen_at = ${now} where id = ${s.id}`.catch(() => {});
+  }
+  return { id: s.id, identityId: s.identity_id, csrfToken: s.csrf_token, reauthAt: s.reauth_at, expiresAt: s.expires_at };
+}
+
+export async function currentSession(sql: Db, session: Session): Promise<SessionInfo> {
+  return sessionInfo(sql, session.identityId, session.csrfToken);
+}
+
+/** POST /api/auth/reauth: stamps the re-authentication time that opens the ten-minute window. */
+export async function reauthenticate(sql: Db, session: Session, raw: unknown, now: Date): Promise<{ ok: true; reauthAt: string }> {
+  const input = reauthInput.parse(raw);
+  const [who] = await sql<{ password_hash: string | null }[]>`select password_hash from identities where id = ${session.identityId}`;
+  if (!(await verifyPassword(input.password, who?.password_hash ?? null))) {
+    throw forbidden('wrong_password', undefined, 'The password is wrong.');
+  }
+  await sql`update sessions set reauth_at = ${now} where id = ${session.id}`;
+  return { ok: true, reauthAt: now.toISOString() };
+}
+
+export async function logout(sql: Db, session: Session): Promise<{ ok: true }> {
+  await sql`delete from sessions where id = ${session.id}`;
+  return { ok: true };
+}
+
+/** The principal of a session inside one workspace; a workspace the person is not in does not exist for them. */
+export async function sessionPrincipal(sql: Db, session: Session, slug: string): Promise<Principal> {
+  const [m] = await sql<{ workspace_id: string; role: Role; client_id: string | null; name: string }[]>`
+    select m.workspace_id, m.role, m.client_id, i.name
+    from workspaces w
+    join memberships m on m.workspace_id = w.id and m.identity_id = ${session.identityId}
+    join identities i on i.id = m.identity_id
+    where w.slug = ${slug}`;
+  if (!m) throw notFound('unknown_workspace', undefined, 'No such workspace.');
+  return {
+    workspaceId: m.workspace_id,
+    slug,
+    identityId: session.identityId,
+    name: m.name,
+    role: m.role,
+    clientId: m.client_id,
+    via: 'session',
+    scopes: new Set(['read', 'write', 'triage']),
+    projectIds: null,
+    tokenId: null,
+    tokenKind: null,
+    sessionId: session.id,
+    reauthAt: session.reauthAt,
+    source: 'ui',
+  };
+}

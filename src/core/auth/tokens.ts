@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { forbidden, invalid, notFound, unauthenticated } from '../errors.ts';
+import { requireSession } from './guards.ts';
+import { isAdminRole, scopes, type Principal, type Role, type Scope } from './principal.ts';
+import { newApiToken, sha256 } from './secrets.ts';
+
+export const createTokenInput = z.object({
+  name: z.string().trim().min(1).max(100).describe('A label to recognise the token by'),
+  scopes: z.array(z.enum(scopes)).min(1).max(3).describe('read, write and/or triage'),
+  projectIds: z.array(z.uuid()).max(100).nullish().describe('Restrict the token to these projects'),
+  kind: z.enum(['delegated', 'agent']).default('delegated'),
+  agentId: z.uuid().nullish().describe('The agent account an agent token acts as'),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+});
+export type CreateTokenInput = z.input<typeof createTokenInput>;
+
+export interface TokenView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  projectIds: string[] | null;
+  kind: 'delegated' | 'agent';
+  actsAs: string;
+  hint: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  project_ids: string[] | null;
+  kind: 'delegated' | 'agent';
+  acts_as: string;
+  token_hint: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const view = (r: TokenRow): TokenView => ({
+  id: r.id,
+  name: r.name,
+  scopes: r.scopes,
+  projectIds: r.project_ids,
+  kind: r.kind,
+  actsAs: r.acts_as,
+  hint: r.token_hint,
+  expiresAt: iso(r.expires_at),
+  revokedAt: iso(r.revoked_at),
+  lastUsedAt: iso(r.last_used_at),
+  createdAt: r.created_at.toISOString(),
+});
+
+/** Stores a new token and returns its secret, which is never shown again. Checks nothing: callers do. */
+export async function issueToken(
+  sql: Db,
+  t: { workspaceId: string; createdBy: string; actsAs: string; kind: 'delegated' | 'agent'; name: string; scopes: readonly Scope[]; projectIds?: readonly string[] | null; expiresAt?: Date | null },
+): Promise<TokenView & { token: string }> {
+  const token = newApiToken();
+  const [row] = await sql<TokenRow[]>`
+    insert into api_tokens (workspace_id, created_by, acts_as, kind, name, token_hash, token_hint, scopes, project_ids, expires_at)
+    values (${t.workspaceId}, ${t.createdBy}, ${t.actsAs}, ${t.kind}, ${t.name}, ${sha256(token)}, ${token.slice(0, 7) + '…' + token.slice(-4)},
+            ${[...new Set(t.scopes)]}::text[], ${t.projectIds ? [...new Set(t.projectIds)] : null}::uuid[], ${t.expiresAt ?? null})
+    returning id, name, scopes, project_ids, kind, acts_as, token_hint, expires_at, revoked_at, last_used_at, created_at`;
+  return { ...view(row!), token };
+}
+
+/** POST /tokens: session only. A delegated token acts as its creator; an agent token (Owner/Admin) as an agent account. */
+export async function createToken(ctx: Ctx, raw: unknown) {
+  requireSession(ctx.principal);
+  const input = createTokenInput.parse(raw);
+  const p = ctx.principal;
+  return tx(ctx, async ({ sql }) => {
+    let actsAs = p.identityId;
+    if (input.kind === 'agent') {
+      if (!isAdminRole(p.role)) throw forbidden('admin_only', undefined, 'Only an owner or admin may create agent tokens.');
+      if (!input.agentId) throw invalid('agent_required', { field: 'agentId' }, 'An agent token needs agentId.');
+      const [agent] = await sql`select 1 from memberships where workspace_id = ${p.workspaceId} and identity_id = ${input.agentId} and role = 'agent'`;
+      if (!agent) throw notFound('unknown_person', { identityId: input.agentId }, 'No such agent in this workspace.');
+      actsAs = input.agentId;
+    }
+    if (input.projectIds?.length) {
+      const found = await sql`select id from projects where workspace_id = ${p.workspaceId} and id = any(${input.projectIds}::uuid[])`;
+      if (found.length !== new Set(input.projectIds).size) throw notFound('unknown_project', undefined, 'A project of the allow-list does not exist.');
+    }
+    const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+    if (expiresAt && expiresAt <= ctx.now()) throw invalid('expiry_past', { field: 'expiresAt' }, 'expiresAt must be in the future.');
+    return issueToken(sql, { workspaceId: p.workspaceId, createdBy: p.identityId, actsAs, kind: input.kind, name: input.name, scopes: input.scopes, projectIds: input.projectIds ?? null, expiresAt });
+  });
+}
+
+/** GET /tokens: the caller's own tokens; Owner and Admin see every token of the workspace. */
+export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
+  requireSession(ctx.principal);
+  const p = ctx.principal;
+  const rows = await ctx.sql<TokenRow[]>`
+    select id, name, scopes, project_ids, kind, acts_as, token_hint, expires_at, revoked_at, last_used_at, created_at
+    from api_tokens
+    where workspace_id = ${p.workspaceId} ${isAdminRole(p.role) ? ctx.sql`` : ctx.sql`and created_by = ${p.identityId}`}
+    order by created_at desc`;
+  return { tokens: rows.map(view) };
+}
+
+export const TOKEN_REVOKED_CHANNEL = 'wt_token_revoked';
+
+/** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
+export async function revokeToken(ctx: Ctx, id: string): Promise<{ ok: true }> {
+  requireSession(ctx.principal);
+  const p = ctx.principal;
+  return tx(ctx, async ({ sql }) => {
+    const [row] = await sql<{ id: string }[]>`
+      update api_tokens set revoked_at = coalesce(revoked_at, ${ctx.now()})
+      where id = ${id} and workspace_id = ${p.workspaceId}
+        ${isAdminRole(p.role) ? sql`` : sql`and created_by = ${p.identityId}`}
+      returning id`;
+    if (!row) throw notFound();
+    await sql`select pg_notify(${TOKEN_REVOKED_CHANNEL}, ${id})`;
+    return { ok: true as const };
+  });
+}
+
+interface VerifiedToken {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  actsAs: string;
+  name: string;
+  role: Role;
+  clientId: string | null;
+  kind: 'delegated' | 'agent';
+  scopes: ReadonlySet<Scope>;
+  projectIds: readonly string[] | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  cachedUntil: number;
+}
+
+/**
+ * Verifies Bearer tokens. A verified token is cached for a few seconds so the hot path
+ * costs no database round trip; a revocation clears it at once on every process through
+ * LISTEN/NOTIFY, and the short lifetime bounds staleness should a notification be missed.
+ */
+export class TokenVerifier {
+  private cache = new Map<string, VerifiedToken>();
+  private stopListening: (() => Promise<void>) | null = null;
+
+  constructor(
+    private sql: Db,
+    private ttlMs: number,
+  ) {}
+
+  async listen(): Promise<void> {
+    const sub = await this.sql.listen(TOKEN_REVOKED_CHANNEL, (id) => this.forget(id));
+    this.stopListening = () => sub.unlisten();
+  }
+
+  async close(): Promise<void> {
+    await this.stopListening?.();
+  }
+
+  forget(tokenId: string): void {
+    for (const [key, v] of this.cache) if (v.id === tokenId) this.cache.delete(key);
+  }
+
+  async verify(raw: string, slug: string, now: Date): Promise<Principal> {
+    if (!/^wt_[A-Za-z0-9]{40}$/.test(raw)) throw unauthenticated('The token is malformed.');
+    const key = sha256(raw).toString('base64');
+    let t = this.cache.get(key);
+    if (!t || t.cachedUntil < now.getTime()) {
+      t = await this.load(raw, now);
+      if (!t) {
+        this.cache.delete(key);
+        throw unauthenticated('The token is unknown, revoked or expired.');
+      }
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(key, t);
+    }
+    if (t.expiresAt && t.expiresAt <= now) throw unauthenticated('The token has expired.');
+    if (t.slug !== slug) throw notFound('unknown_workspace', undefined, 'No such workspace.');
+    this.touch(t, now);
+    return {
+      workspaceId: t.workspaceId,
+      slug: t.slug,
+      identityId: t.actsAs,
+      name: t.name,
+      role: t.role,
+      clientId: t.clientId,
+      via: 'token',
+      scopes: t.scopes,
+      projectIds: t.projectIds,
+      tokenId: t.id,
+      tokenKind: t.kind,
+      sessionId: null,
+      reauthAt: null,
+      source: 'api',
+    };
+  }
+
+  private async load(raw: string, now: Date): Promise<VerifiedToken | undefined> {
+    const [r] = await this.sql<
+      { id: string; workspace_id: string; slug: string; acts_as: string; name: string; role: Role; client_id: string | null; kind: 'delegated' | 'agent'; scopes: Scope[]; project_ids: string[] | null; expires_at: Date | null; last_used_at: Date | null }[]
+    >`
+      select t.id, t.workspace_id, w.slug, t.acts_as, i.name, m.role, m.client_id, t.kind, t.scopes, t.project_ids, t.expires_at, t.last_used_at
+      from api_tokens t
+      join workspaces w on w.id = t.workspace_id
+      join identities i on i.id = t.acts_as
+      join memberships m on m.workspace_id = t.workspace_id and m.identity_id = t.acts_as
+      where t.token_hash = ${sha256(raw)} and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${now})`;
+    if (!r) return undefined;
+    return {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      slug: r.slug,
+      actsAs: r.acts_as,
+      name: r.name,
+      role: r.role,
+      clientId: r.client_id,
+      kind: r.kind,
+      scopes: new Set(r.scopes),
+      projectIds: r.project_ids,
+      expiresAt: r.expires_at,
+      lastUsedAt: r.last_used_at,
+      cachedUntil: now.getTime() + this.ttlMs,
+    };
+  }
+
+  /** Records last use at most once a minute per token, off the request path. */
+  private touch(t: VerifiedToken, now: Date): void {
+    if (t.lastUsedAt && now.getTime() - t.lastUsedAt.getTime() < 60_000) return;
+    t.lastUsedAt = now;
+    this.sql`update api_tokens set last_used_at = ${now} where id = ${t.id}`.catch(() => {});
+  }
+}

@@ -1,0 +1,19 @@
+import type { Db } from '../db/connect.ts';
+import type { Principal } from './auth/principal.ts';
+
+/**
+ * What every core operation receives: the database handle (or the open transaction),
+ * who is calling, and the clock. Nothing from a transport.
+ */
+export interface Ctx {
+  sql: Db;
+  principal: Principal;
+  now: () => Date;
+  inTx?: boolean;
+}
+
+/** Runs `fn` in one transaction; nested calls reuse the open one. */
+export async function tx<T>(ctx: Ctx, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  if (ctx.inTx) return fn(ctx);
+  return ctx.sql.begin((t) => fn({ ...ctx, sql: t as unknown as Db, inTx: true })) as Promise<T>;
+}

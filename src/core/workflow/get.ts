@@ -1,0 +1,26 @@
+import type { Ctx } from '../ctx.ts';
+
+export interface Workflow {
+  states: { id: string; key: string; name: string; category: 'open' | 'closed'; position: number; isDefault: boolean; isCustomerResolve: boolean }[];
+  kinds: { id: string; key: string; name: string; position: number; isInbound: boolean }[];
+  priorities: { id: string; key: string; name: string; position: number; isDefault: boolean }[];
+  labels: { id: string; name: string; color: string | null }[];
+}
+
+/** GET /workflow: everything a client needs to render and validate ticket fields, in one round trip. */
+export async function getWorkflow(ctx: Ctx): Promise<Workflow> {
+  const ws = ctx.principal.workspaceId;
+  const [row] = await ctx.sql<[{ workflow: Workflow }]>`
+    select json_build_object(
+      'states', coalesce((select json_agg(json_build_object('id', id, 'key', key, 'name', name, 'category', category, 'position', position,
+                  'isDefault', is_default, 'isCustomerResolve', is_customer_resolve) order by position, key)
+                from workflow_states where workspace_id = ${ws}), '[]'),
+      'kinds', coalesce((select json_agg(json_build_object('id', id, 'key', key, 'name', name, 'position', position, 'isInbound', is_inbound) order by position, key)
+                from ticket_kinds where workspace_id = ${ws}), '[]'),
+      'priorities', coalesce((select json_agg(json_build_object('id', id, 'key', key, 'name', name, 'position', position, 'isDefault', is_default) order by position, key)
+                from priorities where workspace_id = ${ws}), '[]'),
+      'labels', coalesce((select json_agg(json_build_object('id', id, 'name', name, 'color', color) order by lower(name))
+                from labels where workspace_id = ${ws}), '[]')
+    ) as workflow`;
+  return row.workflow;
+}

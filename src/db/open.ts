@@ -1,0 +1,37 @@
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { connect, ensureDatabase, type Db } from './connect.ts';
+import { startEmbedded } from './embedded.ts';
+
+export const EMBEDDED_DATABASE = 'worktracker';
+
+export interface Database {
+  url: string;
+  sql: Db;
+  embedded: boolean;
+  close: () => Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR/pg (started or joined). */
+export async function openDatabase(config: Config, log: Logger, opts: { max?: number } = {}): Promise<Database> {
+  if (config.DATABASE_URL) {
+    const sql = connect(config.DATABASE_URL, opts);
+    return { url: config.DATABASE_URL, sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
+  }
+  const dir = path.join(config.DATA_DIR, 'pg');
+  log.info({ dir, port: config.EMBEDDED_PG_PORT }, 'starting embedded PostgreSQL (set DATABASE_URL to use your own)');
+  const server = await startEmbedded({ dir, port: config.EMBEDDED_PG_PORT, onLog: (line) => log.debug({ pg: line.trim() }) });
+  await ensureDatabase(server.url('postgres'), EMBEDDED_DATABASE);
+  const url = server.url(EMBEDDED_DATABASE);
+  const sql = connect(url, opts);
+  return {
+    url,
+    sql,
+    embedded: true,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+    },
+  };
+}

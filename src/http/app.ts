@@ -1,0 +1,43 @@
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { AppDeps, AppState } from './context.ts';
+import { jsonOnly, requestId, securityHeaders } from './middleware/basics.ts';
+import { errorEnvelope } from './middleware/errors.ts';
+import { healthRoutes } from './routes/health.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { workspaceRoutes } from './routes/workspace.ts';
+
+export const JSON_LIMIT = '1mb';
+
+/** Routers mounted under /api/w/:slug; each area adds its own. */
+export type WorkspaceRouterFactory = (deps: AppDeps) => Router<AppState>;
+const workspaceRouters: WorkspaceRouterFactory[] = [workspaceRoutes];
+
+export function buildApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  app.use(requestId);
+  app.use(securityHeaders);
+  app.use(errorEnvelope(deps.log));
+  app.use(jsonOnly);
+  app.use(
+    koaBody({
+      json: true,
+      jsonLimit: JSON_LIMIT,
+      text: false,
+      urlencoded: false,
+      multipart: false,
+      jsonStrict: true,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }),
+  );
+  for (const r of [healthRoutes(deps), sessionRoutes(deps)]) app.use(r.routes()).use(r.allowedMethods());
+  const ws = new Router<AppState>({ prefix: '/api/w/:slug' });
+  for (const make of workspaceRouters) {
+    const r = make(deps);
+    ws.use(r.routes(), r.allowedMethods());
+  }
+  app.use(ws.routes()).use(ws.allowedMethods());
+  return app;
+}

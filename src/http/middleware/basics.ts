@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { AppError } from '../../core/errors.ts';
+
+/** Every response carries X-Request-Id: the caller's when it is sane, else a new one. */
+export const requestId: Middleware = async (ctx, next) => {
+  const given = ctx.get('x-request-id');
+  const id = /^[A-Za-z0-9._:-]{8,128}$/.test(given) ? given : randomUUID();
+  ctx.state.requestId = id;
+  ctx.set('X-Request-Id', id);
+  await next();
+};
+
+export const securityHeaders: Middleware = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'DENY');
+  await next();
+  if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+};
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** A request body must be JSON (multipart only where a route accepts uploads); anything else is 415. */
+export const jsonOnly: Middleware = async (ctx, next) => {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (BODY_METHODS.has(ctx.method) && hasBody && !ctx.is('application/json', 'multipart/form-data')) {
+    throw new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
+  }
+  await next();
+};

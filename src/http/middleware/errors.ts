@@ -1,0 +1,55 @@
+import type { Middleware } from 'koa';
+import { ZodError } from 'zod';
+import { AppError } from '../../core/errors.ts';
+import type { Logger } from '../../log.ts';
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Turns a zod failure into the contract's 400: the first failing field, its reason, and all issues. */
+export function fromZod(err: ZodError): AppError {
+  const first = err.issues[0]!;
+  const field = first.path.map(String).join('.') || undefined;
+  return new AppError('invalid', field ? `${field}: ${first.message}` : first.message, {
+    reason: 'validation',
+    ...(field ? { field } : {}),
+    issues: err.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message })),
+  });
+}
+
+/** Errors raised by the body parser and Koa itself, mapped to the envelope. */
+function fromHttpError(err: { status?: number; type?: string; message?: string }): AppError | null {
+  if (err.type === 'entity.too.large' || err.status === 413) return new AppError('payload_too_large', 'The request body is too large.', { reason: 'body_too_large' });
+  if (err.type === 'entity.parse.failed') return new AppError('invalid', 'The request body is not valid JSON.', { reason: 'bad_json' });
+  if (err.status === 415) return new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
+  if (err.status && err.status >= 400 && err.status < 500) return new AppError('invalid', 'The request is not valid.', { reason: 'bad_request' });
+  return null;
+}
+
+export function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err instanceof ZodError) return fromZod(err);
+  if (err && typeof err === 'object') return fromHttpError(err as { status?: number; type?: string });
+  return null;
+}
+
+/** The one place errors become responses; anything unexpected is a 500 with no internals in the body. */
+export function errorEnvelope(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such route.', { reason: 'unknown_route' });
+    } catch (err) {
+      let e = toAppError(err);
+      if (!e) {
+        log.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+        e = new AppError('internal', `Something went wrong. Quote request id ${String(ctx.state.requestId)} when reporting it.`);
+      }
+      ctx.status = e.status;
+      for (const [k, v] of Object.entries(e.headers)) ctx.set(k, v);
+      const body: ErrorBody = { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
+      ctx.body = body;
+    }
+  };
+}

@@ -1,0 +1,28 @@
+import { Router } from '@koa/router';
+import { createToken, listTokens, revokeToken } from '../../core/auth/tokens.ts';
+import { parseUuid } from '../../core/validation.ts';
+import { getWorkflow } from '../../core/workflow/get.ts';
+import { coreCtx, type AppDeps, type AppState } from '../context.ts';
+import { authenticate } from '../middleware/auth.ts';
+
+/** Workspace-level routes: workflow (token read) and token management (session only). */
+export function workspaceRoutes(deps: AppDeps) {
+  const r = new Router<AppState>();
+  const read = authenticate(deps, 'read');
+  const session = authenticate(deps, 'session');
+
+  r.get('/workflow', read, async (ctx) => {
+    ctx.body = await getWorkflow(coreCtx(deps, ctx));
+  });
+  r.get('/tokens', session, async (ctx) => {
+    ctx.body = await listTokens(coreCtx(deps, ctx));
+  });
+  r.post('/tokens', session, async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await createToken(coreCtx(deps, ctx), ctx.request.body);
+  });
+  r.delete('/tokens/:id', session, async (ctx) => {
+    ctx.body = await revokeToken(coreCtx(deps, ctx), parseUuid(ctx.params.id));
+  });
+  return r;
+}
