@@ -8,7 +8,12 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
-  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 14),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(24 * 14),
   TOKEN_CACHE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   WORKER: z.enum(['on', 'off']).default('on'),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),

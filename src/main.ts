@@ -20,7 +20,10 @@ async function main(role: 'all' | 'web' | 'worker') {
   if (role !== 'worker') {
     const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
     if (n === 0) announceDemo(await ensureDemo(db.sql), config.HOST, config.PORT);
-    else console.log(`Demo login: http://${config.HOST}:${config.PORT} as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`);
+    else
+      console.log(
+        `Demo login: http://${config.HOST}:${config.PORT} as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`,
+      );
 
     const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
     await verifier.listen();
@@ -29,7 +32,10 @@ async function main(role: 'all' | 'web' | 'worker') {
       const s = app.listen(config.PORT, config.HOST, () => resolve(s));
     });
     log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
-    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())), () => verifier.close());
+    closers.push(
+      () => new Promise<void>((resolve) => server.close(() => resolve())),
+      () => verifier.close(),
+    );
   }
   if (role !== 'web' && config.WORKER === 'on') {
     const runner = await startWorker(db.url, log);

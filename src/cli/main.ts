@@ -94,7 +94,14 @@ async function run(argv: string[]): Promise<void> {
           if (!c) throw new UsageError(`no client with code ${values.client}`);
           clientId = c.id;
         }
-        const id = await addPerson(db.sql, { workspaceId: ws, email: need(values, 'email'), name: need(values, 'name'), role, password: values.password ?? null, clientId });
+        const id = await addPerson(db.sql, {
+          workspaceId: ws,
+          email: need(values, 'email'),
+          name: need(values, 'name'),
+          role,
+          password: values.password ?? null,
+          clientId,
+        });
         console.log(JSON.stringify({ id, email: values.email, role }));
         break;
       }

@@ -2,7 +2,17 @@
  * The one error vocabulary of the service. Core operations throw these; the HTTP
  * middleware and the MCP adapter turn them into the contract's envelope.
  */
-export type ErrorCode = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal';
+export type ErrorCode =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'precondition_failed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal';
 
 const statusOf: Record<ErrorCode, number> = {
   invalid: 400,

@@ -28,12 +28,7 @@ function portAnswers(port: number): Promise<boolean> {
  * data folder already answers on `port` (say `npm start` runs while `wt demo` is
  * called), it is reused rather than started twice.
  */
-export async function startEmbedded(opts: {
-  dir: string;
-  port: number;
-  fast?: boolean;
-  onLog?: (line: string) => void;
-}): Promise<EmbeddedServer> {
+export async function startEmbedded(opts: { dir: string; port: number; fast?: boolean; onLog?: (line: string) => void }): Promise<EmbeddedServer> {
   const databaseDir = path.resolve(opts.dir);
   const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
   if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await portAnswers(opts.port))) {
@@ -50,8 +45,10 @@ export async function startEmbedded(opts: {
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'max_connections=300',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
       ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
     onLog: opts.onLog ?? (() => {}),

@@ -62,7 +62,16 @@ const view = (r: TokenRow): TokenView => ({
 /** Stores a new token and returns its secret, which is never shown again. Checks nothing: callers do. */
 export async function issueToken(
   sql: Db,
-  t: { workspaceId: string; createdBy: string; actsAs: string; kind: 'delegated' | 'agent'; name: string; scopes: readonly Scope[]; projectIds?: readonly string[] | null; expiresAt?: Date | null },
+  t: {
+    workspaceId: string;
+    createdBy: string;
+    actsAs: string;
+    kind: 'delegated' | 'agent';
+    name: string;
+    scopes: readonly Scope[];
+    projectIds?: readonly string[] | null;
+    expiresAt?: Date | null;
+  },
 ): Promise<TokenView & { token: string }> {
   const token = newApiToken();
   const [row] = await sql<TokenRow[]>`
@@ -93,7 +102,16 @@ export async function createToken(ctx: Ctx, raw: unknown) {
     }
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && expiresAt <= ctx.now()) throw invalid('expiry_past', { field: 'expiresAt' }, 'expiresAt must be in the future.');
-    return issueToken(sql, { workspaceId: p.workspaceId, createdBy: p.identityId, actsAs, kind: input.kind, name: input.name, scopes: input.scopes, projectIds: input.projectIds ?? null, expiresAt });
+    return issueToken(sql, {
+      workspaceId: p.workspaceId,
+      createdBy: p.identityId,
+      actsAs,
+      kind: input.kind,
+      name: input.name,
+      scopes: input.scopes,
+      projectIds: input.projectIds ?? null,
+      expiresAt,
+    });
   });
 }
 
@@ -206,7 +224,20 @@ export class TokenVerifier {
 
   private async load(raw: string, now: Date): Promise<VerifiedToken | undefined> {
     const [r] = await this.sql<
-      { id: string; workspace_id: string; slug: string; acts_as: string; name: string; role: Role; client_id: string | null; kind: 'delegated' | 'agent'; scopes: Scope[]; project_ids: string[] | null; expires_at: Date | null; last_used_at: Date | null }[]
+      {
+        id: string;
+        workspace_id: string;
+        slug: string;
+        acts_as: string;
+        name: string;
+        role: Role;
+        client_id: string | null;
+        kind: 'delegated' | 'agent';
+        scopes: Scope[];
+        project_ids: string[] | null;
+        expires_at: Date | null;
+        last_used_at: Date | null;
+      }[]
     >`
       select t.id, t.workspace_id, w.slug, t.acts_as, i.name, m.role, m.client_id, t.kind, t.scopes, t.project_ids, t.expires_at, t.last_used_at
       from api_tokens t

@@ -51,8 +51,21 @@ export async function ensureDemo(sql: Db): Promise<Demo> {
 
 async function createDemoData(sql: Db): Promise<void> {
   const ws = await createWorkspace(sql, { slug: DEMO_SLUG, name: 'Northwind Studio' });
-  const globex = await createClient(sql, { workspaceId: ws, name: 'Globex Corporation', code: 'GLX', locale: 'en-US', recipients: [{ email: 'ap@globex.test', name: 'Globex Accounts Payable' }] });
-  const initech = await createClient(sql, { workspaceId: ws, name: 'Initech', code: 'INI', locale: 'de-DE', timesheetLayout: 'project', recipients: [{ email: 'buchhaltung@initech.test' }] });
+  const globex = await createClient(sql, {
+    workspaceId: ws,
+    name: 'Globex Corporation',
+    code: 'GLX',
+    locale: 'en-US',
+    recipients: [{ email: 'ap@globex.test', name: 'Globex Accounts Payable' }],
+  });
+  const initech = await createClient(sql, {
+    workspaceId: ws,
+    name: 'Initech',
+    code: 'INI',
+    locale: 'de-DE',
+    timesheetLayout: 'project',
+    recipients: [{ email: 'buchhaltung@initech.test' }],
+  });
   const [design, dev] = await sql<{ id: string }[]>`
     insert into consultant_categories (workspace_id, name) values (${ws}, 'Design'), (${ws}, 'Development') returning id`;
   const web = await createProject(sql, { workspaceId: ws, key: 'WEB', name: 'Globex Website Relaunch', billingClientId: globex, collaboratorIds: [initech] });
@@ -84,7 +97,9 @@ async function createDemoData(sql: Db): Promise<void> {
   const states = await lookups('workflow_states');
   const kinds = await lookups('ticket_kinds');
   const priorities = await lookups('priorities');
-  const labels = Object.fromEntries((await sql<{ name: string; id: string }[]>`select name, id from labels where workspace_id = ${ws}`).map((r) => [r.name, r.id]));
+  const labels = Object.fromEntries(
+    (await sql<{ name: string; id: string }[]>`select name, id from labels where workspace_id = ${ws}`).map((r) => [r.name, r.id]),
+  );
 
   const created: string[] = [];
   for (const [i, d] of demoTickets.entries()) {

@@ -41,7 +41,14 @@ export async function createWorkspace(sql: Db, input: { slug: string; name: stri
 
 export async function createClient(
   sql: Db,
-  c: { workspaceId: string; name: string; code: string; locale?: string; timesheetLayout?: 'combined' | 'project'; recipients?: { email: string | null; name?: string }[] },
+  c: {
+    workspaceId: string;
+    name: string;
+    code: string;
+    locale?: string;
+    timesheetLayout?: 'combined' | 'project';
+    recipients?: { email: string | null; name?: string }[];
+  },
 ): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
     insert into clients (workspace_id, name, code, locale, timesheet_layout)
@@ -54,7 +61,15 @@ export async function createClient(
 
 export async function createProject(
   sql: Db,
-  p: { workspaceId: string; key: string; name: string; billingClientId?: string | null; collaboratorIds?: string[]; billingPolicy?: string | null; billingMode?: 'period' | 'on_close' | null },
+  p: {
+    workspaceId: string;
+    key: string;
+    name: string;
+    billingClientId?: string | null;
+    collaboratorIds?: string[];
+    billingPolicy?: string | null;
+    billingMode?: 'period' | 'on_close' | null;
+  },
 ): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
     insert into projects (workspace_id, key, name, billing_client_id, billing_policy, billing_mode)

@@ -20,8 +20,11 @@ export function fromZod(err: ZodError): AppError {
 
 /** Errors raised by the body parser and Koa itself, mapped to the envelope. */
 function fromHttpError(err: { status?: number; type?: string; message?: string }): AppError | null {
-  if (err.type === 'entity.too.large' || err.status === 413) return new AppError('payload_too_large', 'The request body is too large.', { reason: 'body_too_large' });
-  if (err.type === 'entity.parse.failed') return new AppError('invalid', 'The request body is not valid JSON.', { reason: 'bad_json' });
+  if (err.type === 'entity.too.large' || err.status === 413)
+    return new AppError('payload_too_large', 'The request body is too large.', { reason: 'body_too_large' });
+  // co-body marks a body that is not JSON as a 400 SyntaxError carrying the raw body
+  if (err.type === 'entity.parse.failed' || (err.status === 400 && (err instanceof SyntaxError || 'body' in err)))
+    return new AppError('invalid', 'The request body is not valid JSON.', { reason: 'bad_json' });
   if (err.status === 415) return new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
   if (err.status && err.status >= 400 && err.status < 500) return new AppError('invalid', 'The request is not valid.', { reason: 'bad_request' });
   return null;

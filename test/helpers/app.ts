@@ -1,0 +1,92 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config.ts';
+import { TokenVerifier } from '../../src/core/auth/tokens.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { makeLogger } from '../../src/log.ts';
+import { testDb, type TestDb } from './db.ts';
+
+export interface TestApp {
+  db: TestDb;
+  base: string;
+  verifier: TokenVerifier;
+  /** Sends a request; JSON bodies are encoded, and the parsed JSON (or text) comes back with the response. */
+  call: (method: string, path: string, opts?: CallOptions) => Promise<CallResult>;
+  close: () => Promise<void>;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+  session?: SessionCookie;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface SessionCookie {
+  cookie: string;
+  csrfToken: string;
+}
+
+/** A real HTTP server on a random port over a database of its own. */
+export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: number } = {}): Promise<TestApp> {
+  const db = await testDb();
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url });
+  const log = makeLogger('silent');
+  const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
+  await verifier.listen();
+  const app = buildApp({ sql: db.sql, config, log, verifier, now: opts.now });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.session) {
+      headers.cookie = o.session.cookie;
+      if (!['GET', 'HEAD'].includes(method)) headers['x-csrf-token'] ??= o.session.csrfToken;
+    }
+    let body: string | Uint8Array | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(base + path, { method, headers, body: body as BodyInit | undefined });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+  return {
+    db,
+    base,
+    verifier,
+    call,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await verifier.close();
+      await db.close();
+    },
+  };
+}
+
+/** Logs in through the API and returns the cookie and CSRF token a browser would hold. */
+export async function login(app: TestApp, email: string, password: string): Promise<SessionCookie> {
+  const res = await fetch(`${app.base}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const body = (await res.json()) as { csrfToken: string };
+  return { cookie: setCookie.split(';')[0]!, csrfToken: body.csrfToken };
+}
