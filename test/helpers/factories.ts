@@ -96,3 +96,48 @@ export async function makeProject(
   }
   return { id, key };
 }
+
+/** Inserts a ticket directly (no rules), for tests that need tickets to exist. Defaults come from the workflow. */
+export async function makeTicket(
+  sql: Db,
+  ws: Workspace,
+  opts: {
+    projectId?: string | null;
+    title?: string;
+    description?: string;
+    reporterId?: string | null;
+    assigneeId?: string | null;
+    stateKey?: string;
+    kindKey?: string;
+    priorityKey?: string;
+    billingClientId?: string | null;
+    parentId?: string | null;
+    estimateMinutes?: number | null;
+    dueDate?: string | null;
+    archived?: boolean;
+    updatedAt?: Date;
+  } = {},
+): Promise<{ id: string; humanId: string; number: number }> {
+  const { randomUUID } = await import('node:crypto');
+  const { assignNumber } = await import('../../src/core/tickets/numbering.ts');
+  const id = randomUUID();
+  const projectId = opts.projectId ?? null;
+  const [meta] = await sql<{ state: string; kind: string; priority: string; key: string | null; client: string | null }[]>`
+    select (select id from workflow_states where workspace_id = ${ws.id} and ${opts.stateKey ? sql`key = ${opts.stateKey}` : sql`is_default`}) as state,
+           (select id from ticket_kinds where workspace_id = ${ws.id} and ${opts.kindKey ? sql`key = ${opts.kindKey}` : sql`is_inbound`}) as kind,
+           (select id from priorities where workspace_id = ${ws.id} and ${opts.priorityKey ? sql`key = ${opts.priorityKey}` : sql`is_default`}) as priority,
+           (select key from projects where id = ${projectId}) as key,
+           (select billing_client_id from projects where id = ${projectId}) as client`;
+  const at = opts.updatedAt ?? new Date();
+  const number = await sql.begin(async (t) => {
+    const n = await assignNumber(t as unknown as Db, ws.id, projectId, id);
+    await t`
+      insert into tickets (id, workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
+                           billing_client_id, parent_id, estimate_minutes, due_date, archived, created_at, updated_at)
+      values (${id}, ${ws.id}, ${projectId}, ${n}, ${opts.title ?? `Ticket ${n}`}, ${opts.description ?? ''}, ${meta!.kind}, ${meta!.state}, ${meta!.priority},
+              ${opts.assigneeId ?? null}, ${opts.reporterId ?? null}, ${opts.billingClientId === undefined ? meta!.client : opts.billingClientId},
+              ${opts.parentId ?? null}, ${opts.estimateMinutes ?? null}, ${opts.dueDate ?? null}, ${opts.archived ?? false}, ${at}, ${at})`;
+    return n;
+  });
+  return { id, humanId: `${meta!.key ?? 'INBOX'}-${number}`, number };
+}

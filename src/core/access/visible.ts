@@ -1,0 +1,59 @@
+import type { Db } from '../../db/connect.ts';
+import type { Principal } from '../auth/principal.ts';
+
+type Fragment = ReturnType<Db>;
+
+/**
+ * The SQL condition "the principal may see ticket `t`", composed into every query that
+ * touches tickets (never filtered in JavaScript afterwards). `alias` names the tickets row.
+ *
+ * - owner, admin: every ticket, the Inbox included
+ * - member, agent: tickets of their projects, Inbox tickets, and tickets where they are reporter, assignee or viewer
+ * - client_elevated: tickets of projects whose billing or collaborating client is theirs, plus reported/viewed ones
+ * - client: tickets they reported, are assigned to, or view
+ * A token narrows this: without `triage` no Inbox; with an allow-list only those projects.
+ */
+export function visibleTicket(sql: Db, p: Principal, alias = 't'): Fragment {
+  const t = sql(alias);
+  const me = p.identityId;
+  const viewer = sql`exists (select 1 from ticket_viewers v where v.ticket_id = ${t}.id and v.identity_id = ${me})`;
+  let role: Fragment;
+  switch (p.role) {
+    case 'owner':
+    case 'admin':
+      role = sql`true`;
+      break;
+    case 'member':
+    case 'agent':
+      role = sql`(${t}.project_id is null
+        or ${t}.project_id in (select pm.project_id from project_memberships pm where pm.identity_id = ${me} and pm.workspace_id = ${p.workspaceId})
+        or ${t}.reporter_id = ${me} or ${t}.assignee_id = ${me} or ${viewer})`;
+      break;
+    case 'client_elevated':
+      role = sql`(${t}.project_id in (${clientProjects(sql, p.clientId!)}) or ${t}.reporter_id = ${me} or ${viewer})`;
+      break;
+    case 'client':
+      role = sql`(${t}.reporter_id = ${me} or ${t}.assignee_id = ${me} or ${viewer})`;
+      break;
+  }
+  return sql`(${t}.workspace_id = ${p.workspaceId} and ${role}${tokenNarrowing(sql, p, alias)})`;
+}
+
+/** Projects a client takes part in: as billing client or as collaborating client. */
+export function clientProjects(sql: Db, clientId: string): Fragment {
+  return sql`select p.id from projects p where p.billing_client_id = ${clientId}
+             union all select pc.project_id from project_collaborators pc where pc.client_id = ${clientId}`;
+}
+
+/** A token without `triage` never sees the Inbox; a project allow-list keeps to its projects. */
+function tokenNarrowing(sql: Db, p: Principal, alias: string): Fragment {
+  const t = sql(alias);
+  if (p.projectIds) return sql` and ${t}.project_id = any(${p.projectIds as string[]}::uuid[])`;
+  if (!p.scopes.has('triage')) return sql` and ${t}.project_id is not null`;
+  return sql``;
+}
+
+/** Whether the principal may see the Inbox at all (owner/admin/member/agent with triage, no allow-list). */
+export function canSeeInbox(p: Principal): boolean {
+  return !p.projectIds && p.scopes.has('triage') && ['owner', 'admin', 'member', 'agent'].includes(p.role);
+}

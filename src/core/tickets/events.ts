@@ -1,0 +1,62 @@
+import type { Db } from '../../db/connect.ts';
+
+/**
+ * The closed list of timeline event kinds. Payloads:
+ * - created: {}                                   - field_changed: { field, old, new }
+ * - moved: { fromProjectId, toProjectId, fromHumanId, toHumanId }
+ * - archived / restored: {}                       - redacted: { reason }
+ * - parent_changed: { old, new }                  - link_added / link_removed: { linkId, kind, direction, otherId }
+ * - comment_added / comment_edited / comment_deleted: { commentId, audience }
+ * - attachment_added: { attachmentId, filename } - viewer_added / viewer_removed: { identityId }
+ * - codehost_added / codehost_removed: { linkId, repo, sha, pr }
+ * - time_logged: { entryId, minutes, spentOn }
+ */
+export const eventKinds = [
+  'created',
+  'field_changed',
+  'moved',
+  'archived',
+  'restored',
+  'redacted',
+  'parent_changed',
+  'link_added',
+  'link_removed',
+  'comment_added',
+  'comment_edited',
+  'comment_deleted',
+  'attachment_added',
+  'viewer_added',
+  'viewer_removed',
+  'codehost_added',
+  'codehost_removed',
+  'time_logged',
+] as const;
+export type EventKind = (typeof eventKinds)[number];
+
+export interface NewEvent {
+  workspaceId: string;
+  ticketId: string;
+  kind: EventKind;
+  actorId: string | null;
+  subject?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+/**
+ * Appends timeline events and bumps each touched ticket's `updatedAt` in the same
+ * statement batch. Every change to a ticket goes through here: it is what pollers rely on.
+ */
+export async function recordEvents(sql: Db, events: NewEvent[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await sql`
+    insert into ticket_events (workspace_id, ticket_id, kind, actor_id, subject, payload, created_at)
+    select * from unnest(${events.map((e) => e.workspaceId)}::uuid[], ${events.map((e) => e.ticketId)}::uuid[], ${events.map((e) => e.kind)}::text[],
+                         ${events.map((e) => e.actorId)}::uuid[], ${events.map((e) => e.subject ?? null)}::text[],
+                         ${events.map((e) => JSON.stringify(e.payload ?? {}))}::jsonb[], ${events.map(() => now)}::timestamptz[])`;
+  const ids = [...new Set(events.map((e) => e.ticketId))];
+  await sql`update tickets set updated_at = greatest(${now}, updated_at + interval '1 microsecond') where id = any(${ids}::uuid[])`;
+}
+
+export async function recordEvent(sql: Db, event: NewEvent, now: Date): Promise<void> {
+  await recordEvents(sql, [event], now);
+}

@@ -1,0 +1,68 @@
+import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
+import type { TicketFacts } from './load.ts';
+
+export type Audience = 'internal' | 'client';
+
+/** The contract's TicketPermissions: what the caller may do to one ticket. */
+export interface TicketPermissions {
+  edit: boolean;
+  read: Audience[];
+  comment: Audience[];
+  defaultAudience: Audience;
+  changeAssignee: boolean;
+  moveState: string[];
+  customerResolveStateId: string | null;
+  setBilling: boolean;
+  changeKind: boolean;
+  addViewers: boolean;
+  move: boolean;
+  archive: boolean;
+  logTime: boolean;
+  seeInternalFigures: boolean;
+}
+
+/** Fields a client user may change on a ticket they may edit; everything else is `field_forbidden`. */
+export const CLIENT_EDITABLE_FIELDS = new Set(['title', 'description', 'startDate', 'dueDate', 'stateId']);
+
+/**
+ * Computed once per ticket; drives both the `permissions` object of a TicketPage and every
+ * check of a write, so what the API offers and what it accepts cannot drift apart.
+ *
+ * - Owner/Admin: everything.
+ * - Full project members: edit, move, archive, billing, kind, assignee. Limited: read, comment, log time.
+ * - Inbox tickets: workspace users triage them (edit, move out); only Owner/Admin archive them.
+ * - Client users: read and write the `client` audience; the reporter (or an elevated user on the
+ *   client's project) edits title, description and dates, and moves the ticket to the
+ *   customer-resolve state or back to the default state.
+ * - Tokens: without `write` nothing that changes data is offered.
+ */
+export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissions {
+  const admin = isAdminRole(p.role);
+  const client = isClientRole(p.role);
+  const canWrite = p.scopes.has('write');
+  const inbox = t.projectId === null;
+  const full = t.memberAccess === 'full';
+  const member = t.memberAccess !== null;
+
+  const staffEdit = !client && (admin || full || inbox);
+  const clientEdit = client && (t.reporterId === p.identityId || (p.role === 'client_elevated' && t.clientOnProject));
+  const edit = canWrite && (staffEdit || clientEdit);
+
+  const clientStates = [t.customerResolveStateId, t.defaultStateId].filter((s): s is string => Boolean(s));
+  return {
+    edit,
+    read: client ? ['client'] : ['internal', 'client'],
+    comment: canWrite ? (client ? ['client'] : ['internal', 'client']) : [],
+    defaultAudience: client ? 'client' : 'internal',
+    changeAssignee: canWrite && staffEdit,
+    moveState: !edit ? [] : client ? clientStates : t.stateIds,
+    customerResolveStateId: t.customerResolveStateId,
+    setBilling: canWrite && !client && (admin || full),
+    changeKind: canWrite && staffEdit,
+    addViewers: canWrite && (!client || p.role === 'client_elevated'),
+    move: canWrite && !client && (admin || full || inbox),
+    archive: canWrite && (admin || (!client && full)),
+    logTime: canWrite && !client && !inbox && (admin || member),
+    seeInternalFigures: !client,
+  };
+}
