@@ -6,13 +6,9 @@ import { jsonOnly, requestId, securityHeaders } from './middleware/basics.ts';
 import { errorEnvelope } from './middleware/errors.ts';
 import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/session.ts';
-import { workspaceRoutes } from './routes/workspace.ts';
+import { workspaceRouters } from './routes/index.ts';
 
 export const JSON_LIMIT = '1mb';
-
-/** Routers mounted under /api/w/:slug; each area adds its own. */
-export type WorkspaceRouterFactory = (deps: AppDeps) => Router<AppState>;
-const workspaceRouters: WorkspaceRouterFactory[] = [workspaceRoutes];
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
