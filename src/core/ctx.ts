@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect.ts';
 import type { Principal } from './auth/principal.ts';
+import type { Caches } from './cache.ts';
 
 /**
  * What every core operation receives: the database handle (or the open transaction),
@@ -10,6 +11,8 @@ export interface Ctx {
   principal: Principal;
   now: () => Date;
   inTx?: boolean;
+  /** Process caches (workflow, ...); absent in one-off commands, where everything is read fresh. */
+  caches?: Caches;
 }
 
 /** Runs `fn` in one transaction; nested calls reuse the open one. */

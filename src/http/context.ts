@@ -3,6 +3,7 @@ import type { Principal } from '../core/auth/principal.ts';
 import type { TokenVerifier } from '../core/auth/tokens.ts';
 import type { Session } from '../core/auth/sessions.ts';
 import type { Ctx } from '../core/ctx.ts';
+import type { Caches } from '../core/cache.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
@@ -13,6 +14,7 @@ export interface AppDeps {
   config: Config;
   log: Logger;
   verifier: TokenVerifier;
+  caches?: Caches;
   now?: () => Date;
 }
 
@@ -29,5 +31,5 @@ export type AppRouter = Router<AppState>;
 export function coreCtx(deps: AppDeps, ctx: AppContext): Ctx {
   const principal = ctx.state.principal;
   if (!principal) throw new Error('coreCtx called before authentication');
-  return { sql: deps.sql, principal, now: deps.now ?? (() => new Date()) };
+  return { sql: deps.sql, principal, now: deps.now ?? (() => new Date()), caches: deps.caches };
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/tokens.ts';
+import { startCaches, stopCaches } from '../../src/core/cache.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { makeLogger } from '../../src/log.ts';
 import { testDb, type TestDb } from './db.ts';
@@ -41,7 +42,8 @@ export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: numb
   const log = makeLogger('silent');
   const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
   await verifier.listen();
-  const app = buildApp({ sql: db.sql, config, log, verifier, now: opts.now });
+  const caches = await startCaches(db.sql);
+  const app = buildApp({ sql: db.sql, config, log, verifier, caches, now: opts.now });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -73,6 +75,7 @@ export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: numb
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await verifier.close();
+      await stopCaches(caches);
       await db.close();
     },
   };

@@ -7,9 +7,17 @@ export interface Workflow {
   labels: { id: string; name: string; color: string | null }[];
 }
 
-/** GET /workflow: everything a client needs to render and validate ticket fields, in one round trip. */
+/**
+ * GET /workflow: everything a client needs to render and validate ticket fields. Served from
+ * the process cache when there is one (invalidated by NOTIFY from triggers on the workflow tables).
+ */
 export async function getWorkflow(ctx: Ctx): Promise<Workflow> {
   const ws = ctx.principal.workspaceId;
+  if (ctx.caches) return ctx.caches.workflow.get(ws, () => loadWorkflow(ctx, ws)) as Promise<Workflow>;
+  return loadWorkflow(ctx, ws);
+}
+
+async function loadWorkflow(ctx: Ctx, ws: string): Promise<Workflow> {
   const [row] = await ctx.sql<[{ workflow: Workflow }]>`
     select json_build_object(
       'states', coalesce((select json_agg(json_build_object('id', id, 'key', key, 'name', name, 'category', category, 'position', position,

@@ -1,0 +1,105 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connect, ensureDatabase } from '../src/db/connect.ts';
+import { startEmbedded } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { ensureDemo, type Demo } from '../src/core/demo/seed.ts';
+import type { Db } from '../src/db/connect.ts';
+import { cleanEnv, spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
+import { freePort, withDatabase } from '../test/setup/global.ts';
+import { table, type Measured } from './lib.ts';
+import { workflow } from './scenarios/workflow.ts';
+
+export interface BenchEnv {
+  api: string;
+  bare: string;
+  sql: Db;
+  dbUrl: string;
+  demo: Demo;
+}
+
+export interface Scenario {
+  name: string;
+  /** Optional seeding, run before the servers start. */
+  seed?: (sql: Db, demo: Demo) => Promise<void>;
+  run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
+}
+
+const scenarios: Scenario[] = [workflow];
+
+async function waitFor(url: string, proc: Spawned) {
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not start: ${proc.output()}`);
+}
+
+/**
+ * `npm run bench [scenario...]`: a real server (own process) over a seeded database, a bare
+ * Koa baseline (own process), and load from this process with autocannon, in one run.
+ */
+async function main() {
+  const only = process.argv.slice(2);
+  const chosen = only.length ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
+  let adminUrl = process.env.DATABASE_URL;
+  let stopPg = async () => {};
+  let dir = '';
+  if (!adminUrl) {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'wt-bench-'));
+    await chmod(dir, 0o777);
+    const pg = await startEmbedded({ dir: path.join(dir, 'pg'), port: await freePort(), fast: true });
+    adminUrl = pg.url('postgres');
+    stopPg = pg.stop;
+  }
+  const dbName = `wt_bench_${process.pid}`;
+  await ensureDatabase(adminUrl, dbName);
+  const dbUrl = withDatabase(adminUrl, dbName);
+  const sql = connect(dbUrl, { max: 4 });
+  const procs: Spawned[] = [];
+  try {
+    await migrate(sql, dbUrl);
+    const demo = await ensureDemo(sql);
+    for (const s of chosen) await s.seed?.(sql, demo);
+    await sql`analyze`;
+
+    const apiPort = await freePort();
+    const barePort = await freePort();
+    const env = cleanEnv({ DATABASE_URL: dbUrl, PORT: String(apiPort), WORKER: 'off', LOG_LEVEL: 'warn' });
+    const api = spawnGroup('node', ['--import', 'tsx', 'src/main.ts', 'web'], env);
+    const bare = spawnGroup('node', ['--import', 'tsx', 'bench/bare-server.ts', String(barePort), dbUrl, demo.slug], env);
+    procs.push(api, bare);
+    await waitFor(`http://127.0.0.1:${apiPort}/readyz`, api);
+    await waitFor(`http://127.0.0.1:${barePort}/`, bare);
+
+    const benv: BenchEnv = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}`, sql, dbUrl, demo };
+    console.log(`bench: ${os.cpus().length} cores, node ${process.version}, scenarios: ${chosen.map((s) => s.name).join(', ')}\n`);
+    for (const s of chosen) {
+      const { rows, notes } = await s.run(benv);
+      console.log(`## ${s.name}\n${table(rows)}\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+    }
+  } finally {
+    for (const p of procs) await p.stop();
+    await sql.end();
+    const admin = connect(adminUrl, { max: 1 });
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+    await stopPg();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,53 @@
+import type { Db } from '../db/connect.ts';
+
+/**
+ * A per-process cache of one value per workspace, dropped at once on every process when
+ * the database announces a change on `channel` (NOTIFY with the workspace id), and after
+ * `ttlMs` in any case so a missed notification cannot keep a stale value for long.
+ */
+export class WorkspaceCache<T> {
+  private values = new Map<string, { value: Promise<T>; until: number }>();
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(
+    private channel: string,
+    private ttlMs: number,
+  ) {}
+
+  async listen(sql: Db): Promise<void> {
+    const sub = await sql.listen(
+      this.channel,
+      (workspaceId) => this.values.delete(workspaceId),
+      () => this.values.clear(), // (re)connected: anything may have changed meanwhile
+    );
+    this.unlisten = () => sub.unlisten();
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  get(workspaceId: string, load: () => Promise<T>, now = Date.now()): Promise<T> {
+    const hit = this.values.get(workspaceId);
+    if (hit && hit.until > now) return hit.value;
+    const value = load();
+    this.values.set(workspaceId, { value, until: now + this.ttlMs });
+    value.catch(() => this.values.delete(workspaceId));
+    return value;
+  }
+}
+
+/** The caches a process keeps; absent (no caching) for one-off commands. */
+export interface Caches {
+  workflow: WorkspaceCache<unknown>;
+}
+
+export async function startCaches(sql: Db): Promise<Caches> {
+  const workflow = new WorkspaceCache<unknown>('wt_workflow_changed', 60_000);
+  await workflow.listen(sql);
+  return { workflow };
+}
+
+export async function stopCaches(c: Caches): Promise<void> {
+  await c.workflow.close();
+}

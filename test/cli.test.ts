@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+
+const wt = path.resolve('bin/wt.js');
+let app: TestApp;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  env = cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' });
+});
+afterAll(() => app.close());
+
+const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
+
+describe('wt demo --json', () => {
+  it('ensures the demo workspace and prints people, tokens, projects and clients; idempotent', async () => {
+    const first = await run('demo', '--json');
+    expect(first.code, first.stderr).toBe(0);
+    const demo = JSON.parse(first.stdout);
+    const person = { id: expect.any(String), email: expect.stringContaining('@'), password: expect.any(String), token: expect.stringMatching(/^wt_/) };
+    expect(demo).toMatchObject({
+      slug: 'northwind',
+      people: { owner: person, admin: person, member: person, clientElevated: person, client: person, agent: { ...person, password: null } },
+      tokens: {
+        readOnly: expect.stringMatching(/^wt_/),
+        noTriage: expect.stringMatching(/^wt_/),
+        projectRestricted: { token: expect.stringMatching(/^wt_/), projectId: expect.any(String) },
+      },
+    });
+    expect(demo.projects).toHaveLength(3);
+    expect(demo.projects.filter((p: any) => p.billingClientId === null)).toHaveLength(1);
+    expect(demo.clients).toHaveLength(2);
+
+    const [{ n }] = await app.db.sql<
+      [{ n: number }]
+    >`select count(*)::int as n from tickets t join workspaces w on w.id = t.workspace_id where w.slug = 'northwind'`;
+    expect(n).toBeGreaterThanOrEqual(24);
+    const roles = await app.db.sql`select pm.access, pm.is_manager from project_memberships pm`;
+    expect(roles.some((r) => r.access === 'full' && r.is_manager)).toBe(true);
+    expect(roles.some((r) => r.access === 'limited')).toBe(true);
+
+    const second = JSON.parse((await run('demo', '--json')).stdout);
+    expect(second.people.owner.id).toBe(demo.people.owner.id);
+    expect(second.projects).toEqual(demo.projects);
+    expect(second.people.owner.token).not.toBe(demo.people.owner.token);
+    expect((await app.db.sql`select count(*)::int as n from workspaces where slug = 'northwind'`)[0]!.n).toBe(1);
+
+    // Tokens do what their names say.
+    const wf = (token: string) => app.call('GET', '/api/w/northwind/workflow', { token });
+    expect((await wf(demo.people.agent.token)).status).toBe(200);
+    expect((await wf(demo.tokens.readOnly)).status).toBe(200);
+    const [agentToken] = await app.db.sql`select kind from api_tokens where acts_as = ${demo.people.agent.id} order by created_at desc limit 1`;
+    expect(agentToken!.kind).toBe('agent');
+    const [restricted] = await app.db
+      .sql`select project_ids, scopes from api_tokens where name like 'demo project-restricted%' order by created_at desc limit 1`;
+    expect(restricted!.project_ids).toEqual([demo.tokens.projectRestricted.projectId]);
+    const [noTriage] = await app.db.sql`select scopes from api_tokens where name like 'demo no-triage%' order by created_at desc limit 1`;
+    expect(noTriage!.scopes).toEqual(['read', 'write']);
+  }, 60_000);
+});
+
+describe('wt user and token', () => {
+  it('creates a workspace, a user who can log in, and a token that works', async () => {
+    expect((await run('workspace', 'create', '--slug', 'cli-ws', '--name', 'CLI')).code).toBe(0);
+    const user = await run(
+      'user',
+      'create',
+      '--workspace',
+      'cli-ws',
+      '--email',
+      'cli@example.test',
+      '--name',
+      'Cli User',
+      '--role',
+      'admin',
+      '--password',
+      'secret-pass',
+    );
+    expect(user.code, user.stderr).toBe(0);
+    const token = await run('token', 'create', '--workspace', 'cli-ws', '--email', 'cli@example.test', '--name', 'ci', '--scopes', 'read');
+    expect(token.code, token.stderr).toBe(0);
+    const t = JSON.parse(token.stdout);
+    expect(t).toMatchObject({ scopes: ['read'], kind: 'delegated' });
+    expect((await app.call('GET', '/api/w/cli-ws/workflow', { token: t.token })).status).toBe(200);
+    const login = await app.call('POST', '/api/auth/login', { body: { email: 'cli@example.test', password: 'secret-pass' } });
+    expect(login.status).toBe(200);
+  }, 60_000);
+
+  it('a usage error exits 2 with one clear line', async () => {
+    const r = await run('token', 'create', '--workspace', 'nope', '--email', 'x@y.z', '--name', 'n');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('wt: no workspace "nope"');
+    const bad = await runToEnd('node', [wt, 'migrate'], { ...env, PORT: 'abc' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('PORT');
+  }, 60_000);
+});

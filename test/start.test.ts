@@ -1,0 +1,61 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { freePort } from './setup/global.ts';
+import { cleanEnv, spawnGroup, type Spawned } from './helpers/spawn.ts';
+
+let started: Spawned | undefined;
+let dir = '';
+afterAll(async () => {
+  await started?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+it('npm start on a fresh data folder answers /readyz within 10 s and prints a working demo token', async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'wt-start-'));
+  await chmod(dir, 0o777);
+  const port = await freePort();
+  const pgPort = await freePort();
+  const began = Date.now();
+  started = spawnGroup(
+    'npm',
+    ['start', '--silent'],
+    cleanEnv({ DATA_DIR: path.join(dir, 'data'), PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' }),
+  );
+  let ready = false;
+  while (!ready && Date.now() - began < 20_000) {
+    ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (!ready) await new Promise((r) => setTimeout(r, 100));
+  }
+  const elapsed = Date.now() - began;
+  expect(ready, started.output()).toBe(true);
+  expect(elapsed).toBeLessThan(10_000);
+
+  // The first start prints how to log in and a demo token that works.
+  const token = /API token: (wt_[A-Za-z0-9]{40})/.exec(started.output())?.[1];
+  expect(token, started.output()).toBeDefined();
+  const res = await fetch(`http://127.0.0.1:${port}/api/w/northwind/workflow`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'nora@northwind.test', password: 'northwind-demo' }),
+  });
+  expect(login.status).toBe(200);
+
+  // SIGTERM to the process group: the service shuts down and takes its embedded PostgreSQL with it.
+  await started.stop();
+  started = undefined;
+  await new Promise((r) => setTimeout(r, 500));
+  const pgUp = await new Promise<boolean>((resolve) => {
+    const s = net.connect({ port: pgPort, host: '127.0.0.1' });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+  expect(pgUp).toBe(false);
+}, 40_000);
