@@ -13,10 +13,12 @@ type Fragment = ReturnType<Db>;
  * - client: tickets they reported, are assigned to, or view
  * A token narrows this: without `triage` no Inbox; with an allow-list only those projects.
  */
-export function visibleTicket(sql: Db, p: Principal, alias = 't'): Fragment {
+export function visibleTicket(sql: Db, p: Principal, alias = 't', opts: { extraViewers?: Fragment } = {}): Fragment {
   const t = sql(alias);
   const me = p.identityId;
-  const viewer = sql`exists (select 1 from ticket_viewers v where v.ticket_id = ${t}.id and v.identity_id = ${me})`;
+  const current = sql`exists (select 1 from ticket_viewers v where v.ticket_id = ${t}.id and v.identity_id = ${me})`;
+  // extraViewers: viewer ids not (or no longer) in ticket_viewers, e.g. the change feed's prior state
+  const viewer = opts.extraViewers ? sql`(${current} or ${me}::uuid = any(${opts.extraViewers}))` : current;
   let role: Fragment;
   switch (p.role) {
     case 'owner':

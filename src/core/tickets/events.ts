@@ -10,6 +10,9 @@ import type { Db } from '../../db/connect.ts';
  * - attachment_added: { attachmentId, filename } - viewer_added / viewer_removed: { identityId }
  * - codehost_added / codehost_removed: { linkId, repo, sha, pr }
  * - time_logged: { entryId, minutes, spentOn }
+ * - time_edited: { entryId, fields }             - time_deleted: { entryId, minutes, spentOn }
+ * - time_corrected: { entryId, correctsEntryId, minutes, spentOn } (entryId is the correction)
+ * - time_reattributed: { billingClientId, updated }
  */
 export const eventKinds = [
   'created',
@@ -30,6 +33,10 @@ export const eventKinds = [
   'codehost_added',
   'codehost_removed',
   'time_logged',
+  'time_edited',
+  'time_deleted',
+  'time_corrected',
+  'time_reattributed',
 ] as const;
 export type EventKind = (typeof eventKinds)[number];
 
@@ -50,11 +57,16 @@ export async function recordEvents(sql: Db, events: NewEvent[], now: Date): Prom
   if (events.length === 0) return;
   await sql`
     insert into ticket_events (workspace_id, ticket_id, kind, actor_id, subject, payload, created_at)
-    select * from unnest(${events.map((e) => e.workspaceId)}::uuid[], ${events.map((e) => e.ticketId)}::uuid[], ${events.map((e) => e.kind)}::text[],
-                         ${events.map((e) => e.actorId)}::uuid[], ${events.map((e) => e.subject ?? null)}::text[],
-                         ${events.map((e) => JSON.stringify(e.payload ?? {}))}::jsonb[], ${events.map(() => now)}::timestamptz[])`;
+    select w, t, k, a, s, p::jsonb, ${now}::timestamptz
+    from unnest(${events.map((e) => e.workspaceId)}::uuid[], ${events.map((e) => e.ticketId)}::uuid[], ${events.map((e) => e.kind)}::text[],
+                ${events.map((e) => e.actorId)}::uuid[], ${events.map((e) => e.subject ?? null)}::text[],
+                -- text[], then cast: a jsonb[] parameter makes postgres.js encode each string again (a JSON string, not an object)
+                ${events.map((e) => JSON.stringify(e.payload ?? {}))}::text[]) with ordinality as e(w, t, k, a, s, p, n)
+    order by n`;
   const ids = [...new Set(events.map((e) => e.ticketId))];
-  await sql`update tickets set updated_at = greatest(${now}, updated_at + interval '1 microsecond') where id = any(${ids}::uuid[])`;
+  // Whole milliseconds: the contract shows updatedAt with milliseconds, so each change must move it
+  // by at least one for pollers and the ETag (id + updatedAt) to tell two versions apart.
+  await sql`update tickets set updated_at = greatest(${now}, updated_at + interval '1 millisecond') where id = any(${ids}::uuid[])`;
 }
 
 export async function recordEvent(sql: Db, event: NewEvent, now: Date): Promise<void> {

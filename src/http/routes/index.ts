@@ -1,5 +1,6 @@
 import type { Router } from '@koa/router';
 import type { AppDeps, AppState } from '../context.ts';
+import { changesRoutes } from './changes.ts';
 import { commentsRoutes } from './comments.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
 import { ticketsReadRoutes } from './tickets-read.ts';
@@ -15,4 +16,5 @@ export const workspaceRouters: ((deps: AppDeps) => Router<AppState>)[] = [
   ticketRelationsRoutes,
   commentsRoutes,
   timeRoutes,
+  changesRoutes,
 ];
