@@ -33,7 +33,11 @@ async function change(sql: Db, ticketId: string, holdMs: number, extra?: (t: Db)
   await sql.begin(async (t) => {
     const db = t as unknown as Db;
     await extra?.(db);
-    await recordEvent(db, { workspaceId: ws.id, ticketId, kind: 'field_changed', actorId: member.id, payload: { field: 'title', old: 'a', new: 'b' } }, new Date());
+    await recordEvent(
+      db,
+      { workspaceId: ws.id, ticketId, kind: 'field_changed', actorId: member.id, payload: { field: 'title', old: 'a', new: 'b' } },
+      new Date(),
+    );
     if (holdMs) await db`select pg_sleep(${holdMs / 1000})`;
   });
 }
@@ -94,7 +98,11 @@ describe('GET /changes', () => {
       await sql.begin(async (t) => {
         const db = t as unknown as Db;
         await db`update tickets set project_id = ${other.id} where id = ${movedOut.id}`;
-        await recordEvent(db, { workspaceId: ws.id, ticketId: movedOut.id, kind: 'moved', actorId: member.id, payload: { fromProjectId: mine.id, toProjectId: other.id } }, new Date());
+        await recordEvent(
+          db,
+          { workspaceId: ws.id, ticketId: movedOut.id, kind: 'moved', actorId: member.id, payload: { fromProjectId: mine.id, toProjectId: other.id } },
+          new Date(),
+        );
       });
       await sql.begin(async (t) => {
         const db = t as unknown as Db;
@@ -105,7 +113,11 @@ describe('GET /changes', () => {
       await sql.begin(async (t) => {
         const db = t as unknown as Db;
         await db`delete from ticket_viewers where ticket_id = ${watched.id} and identity_id = ${member.id}`;
-        await recordEvent(db, { workspaceId: ws.id, ticketId: watched.id, kind: 'viewer_removed', actorId: member.id, payload: { identityId: member.id } }, new Date());
+        await recordEvent(
+          db,
+          { workspaceId: ws.id, ticketId: watched.id, kind: 'viewer_removed', actorId: member.id, payload: { identityId: member.id } },
+          new Date(),
+        );
       });
     })();
     await Promise.all([...writers, leaving]);
@@ -125,7 +137,8 @@ describe('GET /changes', () => {
     // Every committed change to a visible ticket was seen: 48 writer changes on visible tickets (12 went to the hidden one).
     const onVisible = seen.filter((c) => visible.some((v) => v.id === c.ticketId));
     expect(onVisible).toHaveLength(48);
-    const committed = await sql`select seq from ticket_changes where workspace_id = ${ws.id} and seq > ${start} and ticket_id = any(${visible.map((v) => v.id)}::uuid[]) order by seq`;
+    const committed =
+      await sql`select seq from ticket_changes where workspace_id = ${ws.id} and seq > ${start} and ticket_id = any(${visible.map((v) => v.id)}::uuid[]) order by seq`;
     expect(onVisible.map((c) => c.seq)).toEqual(committed.map((r) => Number(r.seq)));
 
     // Never a change of a ticket the caller never saw.
@@ -138,7 +151,9 @@ describe('GET /changes', () => {
       expect(mineSeen.filter((c) => c.kind === 'gone')).toHaveLength(1);
     }
     // Whatever the poller read of the moved ticket before it left, its last word is gone.
-    expect(seen.filter((c) => c.ticketId === movedOut.id).every((c, i, all) => (i === all.length - 1 ? c.kind === 'gone' : c.kind === 'field_changed'))).toBe(true);
+    expect(seen.filter((c) => c.ticketId === movedOut.id).every((c, i, all) => (i === all.length - 1 ? c.kind === 'gone' : c.kind === 'field_changed'))).toBe(
+      true,
+    );
   }, 60_000);
 
   it('pages at the limit with pollAfterSeconds 0 and skips past changes the caller cannot see', async () => {
@@ -156,6 +171,12 @@ describe('GET /changes', () => {
     expect(second.changes.map((c: any) => c.ticketId)).toEqual([t.id]);
     const [{ m }] = await sql<[{ m: string }]>`select max(seq) as m from ticket_changes where workspace_id = ${ws.id}`;
     expect(second.nextAfter).toBe(Number(m));
-    expect(second.changes[0]).toEqual({ seq: expect.any(Number), ticketId: t.id, humanId: t.humanId, kind: 'field_changed', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(second.changes[0]).toEqual({
+      seq: expect.any(Number),
+      ticketId: t.id,
+      humanId: t.humanId,
+      kind: 'field_changed',
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
   });
 });

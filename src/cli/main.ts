@@ -2,16 +2,19 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
 import { issueToken } from '../core/auth/tokens.ts';
+import { AppError } from '../core/errors.ts';
 import { ensureDemo } from '../core/demo/seed.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase, type Database } from '../db/open.ts';
 import { makeLogger } from '../log.ts';
+import { serveStdio } from '../mcp/stdio.ts';
 
 const usage = `wt — work tracker command line
 
   wt migrate                                   apply database migrations
+  wt mcp                                       MCP server on stdio (token from WT_TOKEN; WT_MCP_TOOLSETS, WT_MCP_READONLY)
   wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
   wt workspace create --slug S --name N        create a workspace with the default workflow
   wt user create --workspace S --email E --name N --role R [--password P] [--client CODE]
@@ -66,13 +69,16 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const log = makeLogger(process.env.LOG_LEVEL ?? 'warn');
+  const log = makeLogger(process.env.LOG_LEVEL ?? 'warn', command === 'mcp');
   const db = await openDatabase(config, log, { max: 2 });
   try {
     await migrate(db.sql, db.url);
     switch (command) {
       case 'migrate':
         console.log('migrations applied');
+        break;
+      case 'mcp':
+        await serveStdio(db.sql);
         break;
       case 'demo': {
         const demo = await ensureDemo(db.sql);
@@ -142,7 +148,7 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof AppError) {
       console.error(`wt: ${err.message}`);
       process.exit(2);
     }

@@ -7,6 +7,7 @@ import { errorEnvelope } from './middleware/errors.ts';
 import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { workspaceRouters } from './routes/index.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 
 export const JSON_LIMIT = '1mb';
 
@@ -28,7 +29,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
-  for (const r of [healthRoutes(deps), sessionRoutes(deps)]) app.use(r.routes()).use(r.allowedMethods());
+  for (const r of [healthRoutes(deps), sessionRoutes(deps), mcpRoutes(deps)]) app.use(r.routes()).use(r.allowedMethods());
   const ws = new Router<AppState>({ prefix: '/api/w/:slug' });
   for (const make of workspaceRouters) {
     const r = make(deps);

@@ -188,7 +188,8 @@ export class TokenVerifier {
     for (const [key, v] of this.cache) if (v.id === tokenId) this.cache.delete(key);
   }
 
-  async verify(raw: string, slug: string, now: Date): Promise<Principal> {
+  /** Verifies a token for workspace `slug`, or (null) for whichever workspace the token belongs to. */
+  async verify(raw: string, slug: string | null, now: Date): Promise<Principal> {
     if (!/^wt_[A-Za-z0-9]{40}$/.test(raw)) throw unauthenticated('The token is malformed.');
     const key = sha256(raw).toString('base64');
     let t = this.cache.get(key);
@@ -202,7 +203,7 @@ export class TokenVerifier {
       this.cache.set(key, t);
     }
     if (t.expiresAt && t.expiresAt <= now) throw unauthenticated('The token has expired.');
-    if (t.slug !== slug) throw notFound('unknown_workspace', undefined, 'No such workspace.');
+    if (slug !== null && t.slug !== slug) throw notFound('unknown_workspace', undefined, 'No such workspace.');
     this.touch(t, now);
     return {
       workspaceId: t.workspaceId,

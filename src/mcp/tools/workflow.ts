@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { getWorkflow } from '../../core/workflow/get.ts';
+import { defineTool } from '../tool.ts';
+
+const named = { id: z.uuid(), key: z.string(), name: z.string() };
+
+export const getWorkflowTool = defineTool({
+  name: 'get_workflow',
+  title: 'Get workflow',
+  description:
+    'The workspace vocabulary: workflow states (in board order, with category open/closed and which is the default and the customer-resolve state), ticket kinds, priorities (position 0 is most urgent) and labels. Other tools accept these by id, key or name.',
+  toolset: 'workflow',
+  writes: false,
+  idempotent: true,
+  input: () => z.object({}),
+  output: z.object({
+    states: z.array(
+      z.object({ ...named, category: z.enum(['open', 'closed']), position: z.number().int(), isDefault: z.boolean(), isCustomerResolve: z.boolean() }),
+    ),
+    kinds: z.array(z.object({ ...named, position: z.number().int(), isInbound: z.boolean() })),
+    priorities: z.array(z.object({ ...named, position: z.number().int(), isDefault: z.boolean() })),
+    labels: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
+  }),
+  run: (ctx) => getWorkflow(ctx),
+});
