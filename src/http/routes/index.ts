@@ -1,5 +1,6 @@
 import type { Router } from '@koa/router';
 import type { AppDeps, AppState } from '../context.ts';
+import { boardRoutes } from './board.ts';
 import { changesRoutes } from './changes.ts';
 import { commentsRoutes } from './comments.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
@@ -17,4 +18,5 @@ export const workspaceRouters: ((deps: AppDeps) => Router<AppState>)[] = [
   commentsRoutes,
   timeRoutes,
   changesRoutes,
+  boardRoutes,
 ];
