@@ -141,3 +141,111 @@ export async function makeTicket(
   });
   return { id, humanId: `${meta!.key ?? 'INBOX'}-${number}`, number };
 }
+
+export interface WorkflowIds {
+  states: Record<string, string>;
+  kinds: Record<string, string>;
+  priorities: Record<string, string>;
+  /** By label name. */
+  labels: Record<string, string>;
+}
+
+/** The workspace's workflow ids by key (labels by name), for tests that send ids in bodies. */
+export async function workflowIds(sql: Db, ws: Workspace): Promise<WorkflowIds> {
+  const rows = await sql<{ kind: keyof WorkflowIds; key: string; id: string }[]>`
+    select 'states' as kind, key, id from workflow_states where workspace_id = ${ws.id}
+    union all select 'kinds', key, id from ticket_kinds where workspace_id = ${ws.id}
+    union all select 'priorities', key, id from priorities where workspace_id = ${ws.id}
+    union all select 'labels', name, id from labels where workspace_id = ${ws.id}`;
+  const out: WorkflowIds = { states: {}, kinds: {}, priorities: {}, labels: {} };
+  for (const r of rows) out[r.kind][r.key] = r.id;
+  return out;
+}
+
+/** Inserts a period directly (no contiguity rules); `closed` stamps it closed by `closedBy`. */
+export async function makePeriod(
+  sql: Db,
+  ws: Workspace,
+  opts: { start: string; end: string; closed?: boolean; closedBy?: string | null },
+): Promise<{ id: string }> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into periods (workspace_id, period_start, period_end, closed_at, closed_by)
+    values (${ws.id}, ${opts.start}::date, ${opts.end}::date, ${opts.closed ? new Date() : null}, ${opts.closed ? (opts.closedBy ?? null) : null})
+    returning id`;
+  return row!;
+}
+
+export async function makeCategory(sql: Db, ws: Workspace, name = `Category ${uniq()}`): Promise<{ id: string; name: string }> {
+  const [row] = await sql<{ id: string }[]>`insert into consultant_categories (workspace_id, name) values (${ws.id}, ${name}) returning id`;
+  return { id: row!.id, name };
+}
+
+/**
+ * Inserts a time entry directly (no rules), in the period holding `spentOn` (which must exist).
+ * Project and billing client default to the ticket's.
+ */
+export async function makeTimeEntry(
+  sql: Db,
+  ws: Workspace,
+  opts: {
+    ticketId: string;
+    userId: string;
+    spentOn: string;
+    minutes?: number;
+    billable?: boolean;
+    billed?: boolean;
+    correctsEntryId?: string | null;
+    billingClientId?: string | null;
+    categoryId?: string | null;
+    timezone?: string;
+  },
+): Promise<{ id: string }> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into time_entries (workspace_id, ticket_id, user_id, project_id, billing_client_id, category_id, period_id, spent_on, timezone,
+                              minutes, billable, billed, corrects_entry_id)
+    select ${ws.id}, t.id, ${opts.userId}, t.project_id,
+           ${opts.billingClientId === undefined ? sql`t.billing_client_id` : sql`${opts.billingClientId}::uuid`}, ${opts.categoryId ?? null},
+           (select p.id from periods p where p.workspace_id = ${ws.id} and ${opts.spentOn}::date between p.period_start and p.period_end),
+           ${opts.spentOn}::date, ${opts.timezone ?? 'UTC'}, ${opts.minutes ?? 60}, ${opts.billable ?? true}, ${opts.billed ?? false}, ${opts.correctsEntryId ?? null}
+    from tickets t where t.id = ${opts.ticketId}
+    returning id`;
+  return row!;
+}
+
+/** Inserts a comment directly (no rules, no event); the search triggers still run. */
+export async function makeComment(
+  sql: Db,
+  ws: Workspace,
+  opts: { ticketId: string; body: string; audience?: 'internal' | 'client'; authorId?: string | null; createdAt?: Date },
+): Promise<{ id: string }> {
+  const at = opts.createdAt ?? new Date();
+  const [row] = await sql<{ id: string }[]>`
+    insert into comments (workspace_id, ticket_id, author_id, audience, body, created_at, updated_at)
+    values (${ws.id}, ${opts.ticketId}, ${opts.authorId ?? null}, ${opts.audience ?? 'internal'}, ${opts.body}, ${at}, ${at}) returning id`;
+  return row!;
+}
+
+/** Adds viewers to a ticket directly. */
+export async function addViewers(sql: Db, ticketId: string, identityIds: string[], addedBy: string | null = null): Promise<void> {
+  for (const id of identityIds) {
+    await sql`insert into ticket_viewers (ticket_id, identity_id, added_by) values (${ticketId}, ${id}, ${addedBy}) on conflict do nothing`;
+  }
+}
+
+/** Puts labels (by name) on a ticket directly. */
+export async function addLabels(sql: Db, ws: Workspace, ticketId: string, names: string[]): Promise<void> {
+  await sql`
+    insert into ticket_labels (ticket_id, label_id)
+    select ${ticketId}, l.id from labels l where l.workspace_id = ${ws.id} and l.name = any(${names}::text[]) on conflict do nothing`;
+}
+
+/** Inserts a ticket link directly (no cycle or depth rules). */
+export async function makeLink(
+  sql: Db,
+  ws: Workspace,
+  opts: { sourceId: string; targetId: string; kind: 'blocks' | 'relates' | 'duplicates' },
+): Promise<{ id: string }> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into ticket_links (workspace_id, source_id, target_id, kind) values (${ws.id}, ${opts.sourceId}, ${opts.targetId}, ${opts.kind}) returning id`;
+  return row!;
+}

@@ -7,7 +7,9 @@ import type { Db } from '../../db/connect.ts';
  * - archived / restored: {}                       - redacted: { reason }
  * - parent_changed: { old, new }                  - link_added / link_removed: { linkId, kind, direction, otherId }
  * - comment_added / comment_edited / comment_deleted: { commentId, audience }
- * - attachment_added: { attachmentId, filename } - viewer_added / viewer_removed: { identityId }
+ * - attachment_added: { attachmentId, filename, audience } - viewer_added / viewer_removed: { identityId }
+ *   (link direction: 'outgoing' on the link's source ticket, 'incoming' on its target; audience lets
+ *   a reader hide events of internal comments and attachments from client users)
  * - codehost_added / codehost_removed: { linkId, repo, sha, pr }
  * - time_logged: { entryId, minutes, spentOn }
  * - time_edited: { entryId, fields }             - time_deleted: { entryId, minutes, spentOn }

@@ -1,0 +1,149 @@
+import type { Db } from '../../db/connect.ts';
+import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
+import { forbidden, invalid, notFound } from '../errors.ts';
+
+/**
+ * Lookups and checks shared by create, update and move: workflow ids, labels, people,
+ * billing clients, projects and parents. Each throws the contract's reason with the field.
+ */
+
+export interface ResolvedWorkflow {
+  kindId: string;
+  stateId: string;
+  stateCategory: 'open' | 'closed';
+  /** The state is the default (reopen-target) or the customer-resolve state: the ones client users may pick. */
+  stateClientAllowed: boolean;
+  priorityId: string;
+}
+
+/**
+ * Resolves kind, state and priority in one query: a given id must belong to the workspace,
+ * an omitted one takes the workspace default (inbound kind, default state, default priority).
+ */
+export async function resolveWorkflow(
+  sql: Db,
+  workspaceId: string,
+  ids: { kindId?: string | undefined; stateId?: string | undefined; priorityId?: string | undefined },
+): Promise<ResolvedWorkflow> {
+  const [row] = await sql<{ kind: string | null; state: string | null; category: 'open' | 'closed' | null; clientAllowed: boolean; priority: string | null }[]>`
+    select (select k.id from ticket_kinds k where k.workspace_id = ${workspaceId} and ${ids.kindId ? sql`k.id = ${ids.kindId}::uuid` : sql`k.is_inbound`}) as kind,
+           s.id as state, s.category, coalesce(s.is_default or s.is_customer_resolve, false) as "clientAllowed",
+           (select p.id from priorities p where p.workspace_id = ${workspaceId} and ${ids.priorityId ? sql`p.id = ${ids.priorityId}::uuid` : sql`p.is_default`}) as priority
+    from (select 1) one
+    left join workflow_states s on s.workspace_id = ${workspaceId} and ${ids.stateId ? sql`s.id = ${ids.stateId}::uuid` : sql`s.is_default`}`;
+  if (!row?.kind) throw invalid('unknown_kind', { field: 'kindId' }, 'No such ticket kind in this workspace.');
+  if (!row.state) throw invalid('unknown_state', { field: 'stateId' }, 'No such workflow state in this workspace.');
+  if (!row.priority) throw invalid('unknown_priority', { field: 'priorityId' }, 'No such priority in this workspace.');
+  return { kindId: row.kind, stateId: row.state, stateCategory: row.category!, stateClientAllowed: row.clientAllowed, priorityId: row.priority };
+}
+
+/** Every label id must be a label of the workspace; returns the ids deduplicated and sorted. */
+export async function checkLabels(sql: Db, workspaceId: string, labelIds: string[]): Promise<string[]> {
+  const ids = [...new Set(labelIds)].sort();
+  if (ids.length === 0) return ids;
+  const found = await sql<{ id: string }[]>`select id from labels where workspace_id = ${workspaceId} and id = any(${ids}::uuid[])`;
+  const known = new Set(found.map((r) => r.id));
+  const missing = ids.find((l) => !known.has(l));
+  if (missing) throw invalid('unknown_label', { field: 'labelIds', labelId: missing }, 'No such label in this workspace.');
+  return ids;
+}
+
+/**
+ * An assignee is a workspace user (owner, admin, member, agent) of the workspace, or an
+ * elevated client user whose client bills or collaborates on the project. Nobody else.
+ */
+export async function checkAssignee(sql: Db, workspaceId: string, identityId: string, projectId: string | null): Promise<void> {
+  const [m] = await sql<{ role: string; eligible: boolean }[]>`
+    select m.role,
+           m.role in ('owner', 'admin', 'member', 'agent')
+           or (m.role = 'client_elevated' and ${projectId}::uuid is not null and (
+                 exists (select 1 from projects p where p.id = ${projectId}::uuid and p.billing_client_id = m.client_id)
+              or exists (select 1 from project_collaborators pc where pc.project_id = ${projectId}::uuid and pc.client_id = m.client_id))) as eligible
+    from memberships m where m.workspace_id = ${workspaceId} and m.identity_id = ${identityId}`;
+  if (!m) throw invalid('unknown_person', { field: 'assigneeId' }, 'No such person in this workspace.');
+  if (!m.eligible) throw invalid('assignee_ineligible', { field: 'assigneeId' }, 'This person cannot be assigned to a ticket of this project.');
+}
+
+/** Whether an identity may stay assigned to a ticket of the given project (see checkAssignee). */
+export async function assigneeEligible(sql: Db, workspaceId: string, identityId: string, projectId: string | null): Promise<boolean> {
+  try {
+    await checkAssignee(sql, workspaceId, identityId, projectId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a client may be billed for work in a project: the project's billing client or one of
+ * its collaborating clients. In the Inbox (no project) any client of the workspace is allowed;
+ * triage settles it on the way out.
+ */
+export async function clientValidIn(sql: Db, workspaceId: string, clientId: string, projectId: string | null): Promise<boolean> {
+  const [row] = await sql<{ ok: boolean }[]>`
+    select ${
+      projectId
+        ? sql`exists (select 1 from projects p where p.id = ${projectId}::uuid and p.billing_client_id = ${clientId}::uuid)
+              or exists (select 1 from project_collaborators pc where pc.project_id = ${projectId}::uuid and pc.client_id = ${clientId}::uuid)`
+        : sql`exists (select 1 from clients c where c.id = ${clientId}::uuid and c.workspace_id = ${workspaceId})`
+    } as ok`;
+  return Boolean(row?.ok);
+}
+
+/**
+ * Checks a billing client for a ticket in `projectId`. With `unknownReason`, a client that is
+ * not in the workspace at all gets that reason (PATCH: `unknown_client`); else it is out of scope.
+ */
+export async function checkBillingClient(sql: Db, workspaceId: string, clientId: string, projectId: string | null, unknownReason?: string): Promise<void> {
+  if (unknownReason) {
+    const [c] = await sql`select 1 from clients where id = ${clientId} and workspace_id = ${workspaceId}`;
+    if (!c) throw invalid(unknownReason, { field: 'billingClientId' }, 'No such client in this workspace.');
+  }
+  if (!(await clientValidIn(sql, workspaceId, clientId, projectId))) {
+    throw invalid('billing_client_scope', { field: 'billingClientId' }, "The billing client must be the project's billing client or a collaborating client.");
+  }
+}
+
+export interface ProjectFacts {
+  id: string;
+  key: string;
+  billingClientId: string | null;
+  /** The caller's project membership. */
+  access: 'full' | 'limited' | null;
+  /** For client users: the project's billing or collaborating client is theirs. */
+  clientOnProject: boolean;
+}
+
+/**
+ * Loads a project the caller may address. Unknown, another workspace's, or (for client users)
+ * not one of their client's projects: 404 `unknown_project`. Workspace users address every
+ * project of the workspace; whether they may act on it is the caller's check (403).
+ */
+export async function loadProject(sql: Db, p: Principal, projectId: string, opts: { lock?: boolean } = {}): Promise<ProjectFacts> {
+  const [row] = await sql<ProjectFacts[]>`
+    select pr.id, pr.key, pr.billing_client_id as "billingClientId", pm.access,
+           ${
+             p.clientId
+               ? sql`(pr.billing_client_id = ${p.clientId}::uuid or exists (select 1 from project_collaborators pc where pc.project_id = pr.id and pc.client_id = ${p.clientId}::uuid))`
+               : sql`false`
+           } as "clientOnProject"
+    from projects pr
+    left join project_memberships pm on pm.project_id = pr.id and pm.identity_id = ${p.identityId}
+    where pr.id = ${projectId} and pr.workspace_id = ${p.workspaceId}
+    ${opts.lock ? sql`for update of pr` : sql``}`;
+  if (!row || (isClientRole(p.role) && !row.clientOnProject)) throw notFound('unknown_project', { field: 'projectId' }, 'No such project.');
+  return row;
+}
+
+/** A token restricted to named projects acts only inside them. */
+export function assertInAllowList(p: Principal, projectId: string): void {
+  if (p.projectIds && !p.projectIds.includes(projectId)) {
+    throw forbidden('project_not_allowed', { projectId }, 'This token is restricted to other projects.');
+  }
+}
+
+/** Workspace users act on a project's tickets as full members; Owner and Admin on any project. */
+export function assertFullMember(p: Principal, project: ProjectFacts): void {
+  if (isAdminRole(p.role) || project.access === 'full') return;
+  throw forbidden('project_membership', { projectId: project.id }, 'Only full members of the project may do this.');
+}
