@@ -9,6 +9,8 @@ import type { Db } from '../src/db/connect.ts';
 import { cleanEnv, spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
 import { table, type Measured } from './lib.ts';
+import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
+import { tickets } from './scenarios/tickets.ts';
 import { workflow } from './scenarios/workflow.ts';
 
 export interface BenchEnv {
@@ -17,16 +19,18 @@ export interface BenchEnv {
   sql: Db;
   dbUrl: string;
   demo: Demo;
+  /** The 100,000-ticket workspace, seeded when a chosen scenario needs it. */
+  big: BigWorkspace | null;
 }
 
 export interface Scenario {
   name: string;
-  /** Optional seeding, run before the servers start. */
-  seed?: (sql: Db, demo: Demo) => Promise<void>;
+  /** Needs the large seeded workspace (bench/seed.ts). */
+  needsBig?: boolean;
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow];
+const scenarios: Scenario[] = [workflow, tickets];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {
@@ -67,8 +71,13 @@ async function main() {
   try {
     await migrate(sql, dbUrl);
     const demo = await ensureDemo(sql);
-    for (const s of chosen) await s.seed?.(sql, demo);
-    await sql`analyze`;
+    let big: BigWorkspace | null = null;
+    if (chosen.some((s) => s.needsBig)) {
+      const began = Date.now();
+      big = await seedBigWorkspace(sql);
+      console.log(`seeded ${big.tickets} tickets in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    }
+    await sql`vacuum analyze`;
 
     const apiPort = await freePort();
     const barePort = await freePort();
@@ -79,7 +88,7 @@ async function main() {
     await waitFor(`http://127.0.0.1:${apiPort}/readyz`, api);
     await waitFor(`http://127.0.0.1:${barePort}/`, bare);
 
-    const benv: BenchEnv = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}`, sql, dbUrl, demo };
+    const benv: BenchEnv = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}`, sql, dbUrl, demo, big };
     console.log(`bench: ${os.cpus().length} cores, node ${process.version}, scenarios: ${chosen.map((s) => s.name).join(', ')}\n`);
     for (const s of chosen) {
       const { rows, notes } = await s.run(benv);

@@ -1,0 +1,30 @@
+import { TokenVerifier } from '../src/core/auth/tokens.ts';
+import type { Ctx } from '../src/core/ctx.ts';
+import { connect } from '../src/db/connect.ts';
+
+/**
+ * Runs one core operation as the holder of `token`, captures the statements it sends, and
+ * returns EXPLAIN (ANALYZE, BUFFERS) of the one that `pick` chooses (default: the longest).
+ */
+export async function explainOperation(dbUrl: string, token: string, op: (ctx: Ctx) => Promise<unknown>, pick?: (q: string) => boolean): Promise<string> {
+  const seen: { query: string; params: unknown[] }[] = [];
+  const sql = connect(dbUrl, { max: 1, debug: (_c, query, params) => seen.push({ query, params }) });
+  try {
+    const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
+    seen.length = 0;
+    await op({ sql, principal, now: () => new Date() });
+    const candidates = seen.filter((s) => /^\s*(with|select)/i.test(s.query) && (!pick || pick(s.query)));
+    const target = candidates.sort((a, b) => b.query.length - a.query.length)[0];
+    if (!target) return '(no statement captured)';
+    const rows = await sql.unsafe(`explain (analyze, buffers, costs off) ${target.query}`, target.params as never[]);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  } finally {
+    await sql.end();
+  }
+}
+
+/** A line saying whether a plan scans tickets sequentially. */
+export function seqScanVerdict(plan: string): string {
+  const seq = plan.split('\n').filter((l) => /Seq Scan on tickets\b/.test(l));
+  return seq.length ? `sequential scan over tickets: YES (${seq.length} node(s))` : 'sequential scan over tickets: none (index scans only)';
+}

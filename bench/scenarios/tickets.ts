@@ -1,0 +1,63 @@
+import { encodeUpdatedCursor } from '../../src/core/tickets/cursor.ts';
+import { listTickets } from '../../src/core/tickets/list.ts';
+import { explainOperation, seqScanVerdict } from '../explain.ts';
+import { latency, type Measured } from '../lib.ts';
+import type { Scenario } from '../run.ts';
+
+/**
+ * Issue 3: GET /tickets first page and a page after 50,000 rows, with and without q, as a member
+ * whose token is restricted to 6 of 10 projects (60,000 visible tickets); GET /tickets/{ref} for a
+ * ticket with 200 events and 100 comments. Targets: list p50 < 15 ms, p99 < 50 ms, deep page no
+ * slower than 1.5x the first; page p50 < 20 ms.
+ */
+export const tickets: Scenario = {
+  name: 'tickets',
+  needsBig: true,
+  async run(env) {
+    const big = env.big!;
+    const [deep] = await env.sql<{ at: string; id: string }[]>`
+      select to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as at, id from tickets
+      where project_id = any(${big.restrictedProjectIds}::uuid[]) and not archived
+      order by updated_at desc, id desc offset 49999 limit 1`;
+    const cursor = encodeUpdatedCursor({ at: deep!.at, id: deep!.id });
+    const base = `${env.api}/api/w/${big.slug}/tickets`;
+    const headers = { authorization: `Bearer ${big.restrictedToken}` };
+    const conn = 4;
+    const rows: Measured[] = [];
+    const run = async (name: string, url: string, token = headers) => {
+      const m = await latency(name, url, { headers: token, connections: conn });
+      rows.push(m);
+      return m;
+    };
+    const first = await run('list, first page', base);
+    const deepPage = await run('list, after 50,000 rows', `${base}?cursor=${cursor}`);
+    const qFirst = await run('list q=page, first page', `${base}?q=page`);
+    const qDeep = await run('list q=page, after 50,000 rows', `${base}?q=page&cursor=${cursor}`);
+    const qNarrow = await run('list q=checkout, first page', `${base}?q=checkout`);
+    const page = await run('GET /tickets/{ref}, 200 events + 100 comments', `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`, {
+      authorization: `Bearer ${big.busyToken}`,
+    });
+
+    const plan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => listTickets(ctx, { cursor }));
+    const qPlan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => listTickets(ctx, { q: 'checkout' }));
+    const verdict = (m: Measured, p50: number, p99: number) =>
+      `${m.name}: p50 ${m.p50.toFixed(2)} ms (target < ${p50}) ${m.p50 < p50 ? 'OK' : 'MISSED'}, p99 ${m.p99.toFixed(2)} ms (target < ${p99}) ${m.p99 < p99 ? 'OK' : 'MISSED'}`;
+    return {
+      rows,
+      notes: [
+        `${conn} concurrent connections, token restricted to 6 projects (${(big.tickets * 0.6).toLocaleString('en')} visible tickets)`,
+        ...[first, deepPage, qFirst, qDeep, qNarrow].map((m) => verdict(m, 15, 50)),
+        `deep/first p50: ${(deepPage.p50 / first.p50).toFixed(2)}x without q, ${(qDeep.p50 / qFirst.p50).toFixed(2)}x with q (target <= 1.5x)`,
+        verdict(page, 20, 1000),
+        `EXPLAIN (ANALYZE) of the deep-page list query — ${seqScanVerdict(plan)}:\n${indent(plan)}`,
+        `EXPLAIN (ANALYZE) of the q=checkout list query — ${seqScanVerdict(qPlan)}:\n${indent(qPlan)}`,
+      ],
+    };
+  },
+};
+
+const indent = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
