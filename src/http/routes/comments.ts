@@ -1,8 +1,112 @@
+import { Writable } from 'node:stream';
 import { Router } from '@koa/router';
-import type { AppDeps, AppState } from '../context.ts';
+import { koaBody } from 'koa-body';
+import { downloadAttachment } from '../../core/attachments/download.ts';
+import { MAX_ATTACHMENT_BYTES, uploadAttachment, type UploadedFile } from '../../core/attachments/upload.ts';
+import { deleteComment, editComment } from '../../core/comments/change.ts';
+import { createComment } from '../../core/comments/create.ts';
+import { listComments } from '../../core/comments/list.ts';
+import { AppError, invalid } from '../../core/errors.ts';
+import { parseUuid } from '../../core/validation.ts';
+import { coreCtx, type AppContext, type AppDeps, type AppState } from '../context.ts';
+import { authenticate } from '../middleware/auth.ts';
+
+/** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
+const uploadedBytes = new WeakMap<object, Buffer[]>();
+
+/** Formidable's errors (by its numeric codes), in the envelope: sizes are 413, the rest of the form 400. */
+function uploadError(err: Error & { code?: unknown }): AppError {
+  switch (err.code) {
+    case 1009: // biggerThanTotalMaxFileSize
+    case 1016: // biggerThanMaxFileSize
+      return new AppError('payload_too_large', 'An attachment is at most 25 MB.', { reason: 'file_too_large', max: MAX_ATTACHMENT_BYTES });
+    case 1006: // maxFieldsSizeExceeded
+      return new AppError('payload_too_large', 'The form fields are too large.', { reason: 'fields_too_large' });
+    case 1015: // maxFilesExceeded
+      return invalid('too_many_files', { field: 'file' }, 'Send one file per request.');
+    default:
+      return invalid('bad_multipart', undefined, `The multipart body could not be read: ${err.message}`);
+  }
+}
+
+/**
+ * Route-level multipart parsing for uploads (the app's global parser accepts JSON only). Runs
+ * after authentication, so nobody unauthenticated can stream 25 MB at the server.
+ */
+const multipart = koaBody({
+  multipart: true,
+  json: false,
+  urlencoded: false,
+  text: false,
+  formidable: {
+    maxFileSize: MAX_ATTACHMENT_BYTES,
+    maxTotalFileSize: MAX_ATTACHMENT_BYTES,
+    maxFiles: 1,
+    maxFields: 20,
+    maxFieldsSize: 64 * 1024,
+    allowEmptyFiles: true,
+    minFileSize: 0,
+    fileWriteStreamHandler: (file?: object) => {
+      const chunks: Buffer[] = [];
+      if (file) uploadedBytes.set(file, chunks);
+      return new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      });
+    },
+  },
+  onError: (err) => {
+    throw uploadError(err);
+  },
+});
+
+/** Anything but multipart/form-data on the upload route is 415 before any byte is parsed. */
+async function requireMultipart(ctx: AppContext, next: () => Promise<unknown>) {
+  if (!ctx.is('multipart/form-data')) {
+    throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data with a part named "file".', { reason: 'multipart_required' });
+  }
+  await next();
+}
+
+function uploadedFile(ctx: AppContext): UploadedFile | null {
+  const part = ctx.request.files?.file;
+  if (!part) return null;
+  if (Array.isArray(part)) throw invalid('too_many_files', { field: 'file' }, 'Send one file per request.');
+  const chunks = uploadedBytes.get(part);
+  if (!chunks) return null;
+  return { filename: part.originalFilename, contentType: part.mimetype, data: Buffer.concat(chunks) };
+}
 
 /** Routes for comments and attachments (issue 3). */
-export function commentsRoutes(_deps: AppDeps) {
+export function commentsRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
+  const read = authenticate(deps, 'read');
+  const write = authenticate(deps, 'write');
+
+  r.get('/tickets/:ref/comments', read, async (ctx) => {
+    ctx.body = await listComments(coreCtx(deps, ctx), ctx.params.ref!, ctx.query);
+  });
+  r.post('/tickets/:ref/comments', write, async (ctx) => {
+    ctx.body = await createComment(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
+    ctx.status = 201;
+  });
+  r.patch('/tickets/:ref/comments/:id', write, async (ctx) => {
+    ctx.body = await editComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'), ctx.request.body);
+  });
+  r.delete('/tickets/:ref/comments/:id', write, async (ctx) => {
+    ctx.body = await deleteComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'));
+  });
+
+  r.post('/tickets/:ref/attachments', write, requireMultipart, multipart, async (ctx) => {
+    ctx.body = await uploadAttachment(coreCtx(deps, ctx), ctx.params.ref!, uploadedFile(ctx), ctx.request.body ?? {});
+    ctx.status = 201;
+  });
+  r.get('/attachments/:id/download', read, async (ctx) => {
+    const file = await downloadAttachment(coreCtx(deps, ctx), parseUuid(ctx.params.id, 'attachmentId'));
+    ctx.set(file.headers);
+    ctx.body = file.data;
+  });
   return r;
 }

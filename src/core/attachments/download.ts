@@ -1,0 +1,62 @@
+import contentDisposition from 'content-disposition';
+import type { Ctx } from '../ctx.ts';
+import { isAppError, notFound } from '../errors.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions, type Audience } from '../tickets/permissions.ts';
+
+/** Image types a browser renders without running anything; only these are ever served inline. */
+const INLINE_SAFE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+
+/**
+ * Types a browser may treat as an active document (markup, scripts, SVG, XML and its
+ * stylesheets, Flash, multipart streams): never served under their own type.
+ */
+const RISKY = /html|xml|svg|javascript|ecmascript|jscript|^text\/xsl$|^application\/x-shockwave-flash$|^multipart\/|^application\/wasm$/;
+
+export function isRiskyType(contentType: string): boolean {
+  return RISKY.test(contentType);
+}
+
+export interface AttachmentDownload {
+  data: Buffer;
+  headers: Record<string, string>;
+}
+
+/**
+ * GET /attachments/{id}/download. The attachment's ticket must be visible and its audience (and
+ * its comment's, when it is on one) readable by the caller; anything else is the same 404. Headers follow the document download:
+ * stored type (risky types become application/octet-stream), inline only for a safe image
+ * uploaded as inline, an RFC 6266/5987 filename, no caching, no sniffing, a sandboxing CSP.
+ */
+export async function downloadAttachment(ctx: Ctx, attachmentId: string): Promise<AttachmentDownload> {
+  const { sql, principal: p } = ctx;
+  const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
+    select a.ticket_id as "ticketId", a.audience, c.audience as "commentAudience"
+    from attachments a left join comments c on c.id = a.comment_id
+    where a.id = ${attachmentId} and a.workspace_id = ${p.workspaceId}`;
+  if (!meta) throw notFound(undefined, undefined, 'No such attachment.');
+  const t = await loadTicket(ctx, meta.ticketId).catch((e: unknown) => {
+    if (isAppError(e) && e.code === 'not_found') return null;
+    throw e;
+  });
+  const readable = t ? ticketPermissions(p, t).read : [];
+  if (!readable.includes(meta.audience) || (meta.commentAudience !== null && !readable.includes(meta.commentAudience))) {
+    throw notFound(undefined, undefined, 'No such attachment.');
+  }
+  const [a] = await sql<{ filename: string; contentType: string; inline: boolean; data: Buffer }[]>`
+    select filename, content_type as "contentType", inline, data from attachments where id = ${attachmentId}`;
+  if (!a) throw notFound(undefined, undefined, 'No such attachment.');
+  const risky = isRiskyType(a.contentType);
+  const inline = a.inline && !risky && INLINE_SAFE.has(a.contentType);
+  return {
+    data: a.data,
+    headers: {
+      'Content-Type': risky ? 'application/octet-stream' : a.contentType,
+      // An ASCII fallback name, and the exact name as RFC 5987 `filename*` whenever it differs.
+      'Content-Disposition': contentDisposition(a.filename, { type: inline ? 'inline' : 'attachment', fallback: a.filename.replace(/[^\x20-\x7e]/g, '_') }),
+      'Cache-Control': 'private, no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    },
+  };
+}

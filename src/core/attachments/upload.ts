@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { tx, type Ctx } from '../ctx.ts';
+import { AppError, forbidden, invalid, notFound } from '../errors.ts';
+import { assertCanWrite } from '../comments/create.ts';
+import { findComment } from '../comments/present.ts';
+import { recordEvent } from '../tickets/events.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+import { attachmentSelect, presentAttachment, type Attachment, type AttachmentRow } from './present.ts';
+
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
+
+/** The form fields beside the `file` part (multipart sends text; booleans are accepted too). */
+export const uploadAttachmentFields = z.object({
+  audience: z
+    .enum(['internal', 'client'])
+    .optional()
+    .describe(
+      'Who may download it: "internal" (workspace users) or "client" (everyone who sees the ticket). Default: the comment\'s audience, else your default audience',
+    ),
+  commentId: z.uuid().optional().describe("Attach to this comment of yours on the same ticket; the attachment then has the comment's audience"),
+  inline: z
+    .union([z.boolean(), z.stringbool()])
+    .optional()
+    .describe('Show inline (images only: png, jpeg, gif, webp, avif); otherwise it is offered as a download'),
+});
+
+export interface UploadedFile {
+  filename: string | null | undefined;
+  contentType: string | null | undefined;
+  data: Buffer;
+}
+
+/** The last path segment, without control characters, at most 255 characters; "file" when nothing is left. */
+export function cleanFilename(raw: string | null | undefined): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = Array.from(base.normalize('NFC').replace(/[\u0000-\u001f\u007f-\u009f]/g, ''))
+    .slice(0, 255)
+    .join('')
+    .trim();
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned;
+}
+
+/** The declared media type without parameters, lower-cased; anything malformed is application/octet-stream. */
+export function cleanContentType(raw: string | null | undefined): string {
+  const essence = (raw ?? '').split(';')[0]!.trim().toLowerCase();
+  return essence.length <= 127 && /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(essence) ? essence : 'application/octet-stream';
+}
+
+/**
+ * POST /tickets/{ref}/attachments. Uploading is part of the conversation, so it needs the same
+ * right as commenting at the attachment's audience. With `commentId` the comment must be the
+ * caller's own on this ticket, and the attachment takes the comment's audience (a different
+ * one is 400 `audience_mismatch`). The bytes are stored in PostgreSQL.
+ */
+export async function uploadAttachment(ctx: Ctx, ref: string, file: UploadedFile | null, fields: unknown): Promise<Attachment> {
+  const input = uploadAttachmentFields.parse(fields);
+  if (!file) throw invalid('file_required', { field: 'file' }, 'Send the file as a multipart part named "file".');
+  if (file.data.length > MAX_ATTACHMENT_BYTES) {
+    throw new AppError('payload_too_large', 'An attachment is at most 25 MB.', { reason: 'file_too_large', max: MAX_ATTACHMENT_BYTES });
+  }
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    const t = await loadTicket(ctx, ref);
+    const perms = ticketPermissions(p, t);
+    let audience = input.audience;
+    const commentId = input.commentId?.toLowerCase() ?? null;
+    if (commentId) {
+      const c = await findComment(sql, t.id, commentId);
+      if (!c || !perms.read.includes(c.audience)) throw notFound('unknown_comment', { field: 'commentId' }, 'No such comment on this ticket.');
+      if (c.authorId !== p.identityId) throw forbidden('not_author', { field: 'commentId' }, 'Only the author may attach files to a comment.');
+      if (audience && audience !== c.audience) {
+        throw invalid('audience_mismatch', { field: 'audience' }, `An attachment on this comment has the comment's audience (${c.audience}).`);
+      }
+      audience = c.audience;
+    }
+    audience ??= perms.defaultAudience;
+    assertCanWrite(perms, audience);
+
+    const filename = cleanFilename(file.filename);
+    const now = ctx.now();
+    const [row] = await sql<{ id: string }[]>`
+      insert into attachments (workspace_id, ticket_id, comment_id, filename, content_type, size, inline, audience, data, uploaded_by, created_at)
+      values (${p.workspaceId}, ${t.id}, ${commentId}, ${filename}, ${cleanContentType(file.contentType)}, ${file.data.length}, ${input.inline ?? false},
+              ${audience}, ${file.data}, ${p.identityId}, ${now})
+      returning id`;
+    await recordEvent(
+      sql,
+      { workspaceId: p.workspaceId, ticketId: t.id, kind: 'attachment_added', actorId: p.identityId, payload: { attachmentId: row!.id, filename, audience } },
+      now,
+    );
+    const [created] = await sql<AttachmentRow[]>`${attachmentSelect(sql)} where a.id = ${row!.id}`;
+    return presentAttachment(created!);
+  });
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { forbidden } from '../errors.ts';
+import { recordEvent } from '../tickets/events.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions, type Audience, type TicketPermissions } from '../tickets/permissions.ts';
+import { classifyMentions } from '../viewers/audience.ts';
+import { grantViewers } from '../viewers/grant.ts';
+import { findComment, presentComment, type Comment } from './present.ts';
+
+export const MAX_COMMENT_LENGTH = 50_000;
+
+export const commentBody = z
+  .string()
+  .max(MAX_COMMENT_LENGTH)
+  .refine((s) => s.trim().length > 0, 'A comment needs some text.')
+  .describe('Markdown text, 1–50,000 characters');
+export const commentAudience = z
+  .enum(['internal', 'client'])
+  .describe('"internal": workspace users only; "client": also the client people who can see the ticket. Client users may only write "client"');
+export const commentMentions = z
+  .array(z.uuid())
+  .max(20)
+  .describe(
+    'Up to 20 identity ids to mention. In a "client" comment, a mentioned client person of the ticket\'s client becomes a viewer; mentioning a client person in an "internal" comment, or one of another client, is refused (preview with POST /visibility)',
+  );
+
+export const createCommentInput = z.object({
+  body: commentBody,
+  audience: commentAudience.optional().describe('Default: "internal" for workspace users, "client" for client users'),
+  mentions: commentMentions.optional(),
+});
+
+/** The caller must be allowed to write `audience` on this ticket. */
+export function assertCanWrite(perms: TicketPermissions, audience: Audience): void {
+  if (!perms.comment.includes(audience)) {
+    throw forbidden('audience_forbidden', { field: 'audience', audience }, `You may not write ${audience} comments on this ticket.`);
+  }
+}
+
+/**
+ * Applies mentions for a comment of `audience`: any denied mention refuses the whole write with
+ * 403 `share_forbidden` (the first one's `identityId` and `name`), since the preview endpoint
+ * tells the client beforehand; mentions that gain access become viewers. Returns nothing the
+ * caller needs: the grants write their own `viewer_added` events.
+ */
+export async function applyMentions(ctx: Ctx, ticket: { id: string; workspaceId: string }, audience: Audience, mentions: readonly string[]): Promise<void> {
+  const outcome = await classifyMentions(ctx.sql, ticket, audience, mentions);
+  const denied = outcome.denied[0];
+  if (denied) {
+    throw forbidden('share_forbidden', { identityId: denied.identityId, name: denied.name }, `${denied.name} may not be mentioned in this comment.`);
+  }
+  await grantViewers(
+    ctx,
+    ticket,
+    outcome.willGainAccess.map((person) => person.identityId),
+  );
+}
+
+/** Moves the denormalised comment counter of a ticket. */
+export async function bumpCommentCount(sql: Db, ticketId: string, by: 1 | -1): Promise<void> {
+  await sql`update tickets set comment_count = greatest(comment_count + ${by}, 0) where id = ${ticketId}`;
+}
+
+/**
+ * POST /tickets/{ref}/comments. Anyone who sees the ticket and holds a write credential may
+ * comment, at an audience in `permissions.comment`. `source` follows the credential (api for a
+ * token, ui for a session); the author is the acting person (a delegated token's creator).
+ */
+export async function createComment(ctx: Ctx, ref: string, input: unknown): Promise<Comment> {
+  const data = createCommentInput.parse(input);
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    const t = await loadTicket(ctx, ref, { lock: true });
+    const perms = ticketPermissions(p, t);
+    const audience = data.audience ?? perms.defaultAudience;
+    assertCanWrite(perms, audience);
+    await applyMentions(ctx, t, audience, data.mentions ?? []);
+    const now = ctx.now();
+    const [row] = await sql<{ id: string }[]>`
+      insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
+      values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${p.source}, ${now}, ${now})
+      returning id`;
+    await bumpCommentCount(sql, t.id, 1);
+    await recordEvent(
+      sql,
+      { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_added', actorId: p.identityId, payload: { commentId: row!.id, audience } },
+      now,
+    );
+    return presentComment((await findComment(sql, t.id, row!.id))!);
+  });
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { Ctx } from '../ctx.ts';
+import { invalid } from '../errors.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+import { commentSelect, presentComment, type Comment, type CommentRow } from './present.ts';
+
+export const listCommentsQuery = z.object({
+  cursor: z.string().max(200).optional().describe('nextCursor of the previous page; omit for the first page'),
+  limit: z.coerce.number().int().min(1).max(50).default(50).describe('Page size, 1–50 (default 50)'),
+});
+
+export interface CommentPage {
+  items: Comment[];
+  nextCursor: string | null;
+}
+
+const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The cursor is opaque to clients: base64url of the last comment's creation time (microseconds,
+ * as text: a timestamptz parameter would pass through a JS Date and lose them) and id.
+ */
+function encodeCursor(r: CommentRow): string {
+  return Buffer.from(JSON.stringify([r.sortKey, r.id])).toString('base64url');
+}
+
+function decodeCursor(raw: string): { at: string; id: string } {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && SORT_KEY.test(v[0]) && typeof v[1] === 'string' && UUID.test(v[1])) {
+      return { at: v[0], id: v[1] };
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw invalid('bad_cursor', { field: 'cursor' }, 'The cursor is not one this list produced.');
+}
+
+/**
+ * GET /tickets/{ref}/comments: the comments the caller may read (client users: `client` only),
+ * oldest first, in pages of at most 50 with a keyset cursor on (createdAt, id), like the ticket lists.
+ */
+export async function listComments(ctx: Ctx, ref: string, query: unknown): Promise<CommentPage> {
+  const { cursor, limit } = listCommentsQuery.parse(query);
+  const after = cursor === undefined ? null : decodeCursor(cursor);
+  const { sql, principal: p } = ctx;
+  const t = await loadTicket(ctx, ref);
+  const readable = ticketPermissions(p, t).read;
+  const rows = await sql<CommentRow[]>`
+    ${commentSelect(sql)}
+    where c.ticket_id = ${t.id} and c.audience = any(${readable}::text[])
+      ${after ? sql`and (c.created_at, c.id) > (${after.at}::text::timestamptz, ${after.id}::uuid)` : sql``}
+    order by c.created_at, c.id
+    limit ${limit + 1}`;
+  const page = rows.slice(0, limit);
+  return { items: page.map(presentComment), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+}

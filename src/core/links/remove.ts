@@ -1,0 +1,37 @@
+import { visibleTicket } from '../access/visible.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { recordEvents } from '../tickets/events.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+
+/**
+ * DELETE /tickets/{ref}/links/{linkId}. Needs edit rights on the ticket. The link must touch
+ * this ticket (as source or target) and its other end must be visible too, else 404; a removal
+ * is recorded on both tickets.
+ */
+export async function removeLink(ctx: Ctx, ref: string, linkId: string): Promise<{ ok: true }> {
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    const t = await loadTicket(ctx, ref);
+    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    const [link] = await sql<{ id: string; kind: string; sourceId: string; targetId: string }[]>`
+      select l.id, l.kind, l.source_id as "sourceId", l.target_id as "targetId"
+      from ticket_links l
+      join tickets o on o.id = case when l.source_id = ${t.id} then l.target_id else l.source_id end
+      where l.id = ${linkId} and (l.source_id = ${t.id} or l.target_id = ${t.id}) and ${visibleTicket(sql, p, 'o')}
+      for update of l`;
+    if (!link) throw notFound('unknown_link', { field: 'linkId' }, 'No such link on this ticket.');
+    await sql`delete from ticket_links where id = ${link.id}`;
+    const payload = (direction: 'outgoing' | 'incoming', otherId: string) => ({ linkId: link.id, kind: link.kind, direction, otherId });
+    await recordEvents(
+      sql,
+      [
+        { workspaceId: p.workspaceId, ticketId: link.sourceId, kind: 'link_removed', actorId: p.identityId, payload: payload('outgoing', link.targetId) },
+        { workspaceId: p.workspaceId, ticketId: link.targetId, kind: 'link_removed', actorId: p.identityId, payload: payload('incoming', link.sourceId) },
+      ],
+      ctx.now(),
+    );
+    return { ok: true };
+  });
+}

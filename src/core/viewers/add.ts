@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { tx, type Ctx } from '../ctx.ts';
+import { forbidden } from '../errors.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+import { peopleOnTicket, uniqueIds } from './audience.ts';
+import { grantViewers } from './grant.ts';
+
+export const addViewersInput = z.object({
+  identityIds: z.array(z.uuid()).min(1).max(20).describe('1–20 identity ids of workspace members to add as viewers (they can then see and follow the ticket)'),
+});
+
+/**
+ * POST /tickets/{ref}/viewers. Needs `permissions.addViewers`. All or nothing: an id that is not
+ * a member of the workspace is 404 `unknown_person`, a client user of a client the ticket does
+ * not belong to is 403 `share_forbidden` (see audience.ts `ticketClients`), and then nobody is
+ * added. Answers the ids actually granted; people who already were viewers are left out.
+ */
+export async function addViewers(ctx: Ctx, ref: string, input: unknown): Promise<{ added: string[] }> {
+  const { identityIds } = addViewersInput.parse(input);
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    const t = await loadTicket(ctx, ref);
+    if (!ticketPermissions(p, t).addViewers) throw forbidden('add_viewers_forbidden', undefined, 'You may not add viewers to this ticket.');
+    const ids = uniqueIds(identityIds);
+    const people = await peopleOnTicket(sql, t, ids);
+    const refused = people.find((person) => !person.shareable);
+    if (refused) {
+      throw forbidden(
+        'share_forbidden',
+        { identityId: refused.identityId, name: refused.name },
+        `${refused.name} belongs to a client this ticket is not shared with.`,
+      );
+    }
+    return { added: await grantViewers(ctx, t, ids) };
+  });
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { Ctx } from '../ctx.ts';
+import { forbidden } from '../errors.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+import { classifyMentions, personSeesTicket, type ClientPerson, type MentionOutcome } from './audience.ts';
+
+export const audiences = ['internal', 'client'] as const;
+
+export const visibilityPreviewInput = z.object({
+  audience: z.enum(audiences).describe('"internal": workspace users only; "client": everyone who can see the ticket, client people included'),
+  mentions: z.array(z.uuid()).max(20).default([]).describe('Up to 20 identity ids the comment would mention'),
+});
+
+export interface VisibilityPreview extends MentionOutcome {
+  audience: 'internal' | 'client';
+  /** Workspace members (owner, admin, member, agent) who can see the ticket: every one of them reads either audience. */
+  workspaceUsers: number;
+  /** Client people who can see the ticket now and so will read a `client` comment; empty for `internal`. */
+  clientPeople: ClientPerson[];
+}
+
+/**
+ * POST /tickets/{ref}/visibility: who would read a comment at `audience` mentioning `mentions`,
+ * before it is posted. Same rules as posting (comments/create.ts), so the preview and the post
+ * cannot disagree. An audience the caller may not write is 403 `audience_forbidden`.
+ */
+export async function previewVisibility(ctx: Ctx, ref: string, input: unknown): Promise<VisibilityPreview> {
+  const { audience, mentions } = visibilityPreviewInput.parse(input);
+  const { sql, principal: p } = ctx;
+  const t = await loadTicket(ctx, ref);
+  if (!ticketPermissions(p, t).comment.includes(audience)) {
+    throw forbidden('audience_forbidden', { field: 'audience', audience }, `You may not write ${audience} comments on this ticket.`);
+  }
+  const outcome = await classifyMentions(sql, t, audience, mentions);
+  const [row] = await sql<{ workspaceUsers: number; clientPeople: ClientPerson[] }[]>`
+    select count(*) filter (where m.client_id is null)::integer as "workspaceUsers",
+           coalesce(json_agg(json_build_object('identityId', m.identity_id, 'name', i.name, 'clientName', c.name) order by lower(i.name), m.identity_id)
+                    filter (where m.client_id is not null), '[]') as "clientPeople"
+    from tickets t
+    join memberships m on m.workspace_id = t.workspace_id
+    join identities i on i.id = m.identity_id
+    left join clients c on c.id = m.client_id
+    where t.id = ${t.id} and ${personSeesTicket(sql)}`;
+  return {
+    audience,
+    workspaceUsers: row!.workspaceUsers,
+    clientPeople: audience === 'client' ? row!.clientPeople : [],
+    willGainAccess: outcome.willGainAccess,
+    denied: outcome.denied,
+  };
+}
