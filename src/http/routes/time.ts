@@ -1,8 +1,72 @@
 import { Router } from '@koa/router';
-import type { AppDeps, AppState } from '../context.ts';
+import { closePeriod, listPeriods, openPeriod, reopenPeriod } from '../../core/periods/manage.ts';
+import { createCategory, listCategories, setProjectCategory } from '../../core/time/categories.ts';
+import { correctTime } from '../../core/time/correct.ts';
+import { deleteTime } from '../../core/time/delete.ts';
+import { editTime } from '../../core/time/edit.ts';
+import { listTime } from '../../core/time/list.ts';
+import { logTime } from '../../core/time/log.ts';
+import { updateMemberSettings } from '../../core/time/member-settings.ts';
+import { reattributeTicketTime } from '../../core/time/reattribute.ts';
+import { parseUuid } from '../../core/validation.ts';
+import { coreCtx, type AppDeps, type AppState } from '../context.ts';
+import { authenticate } from '../middleware/auth.ts';
 
-/** Routes for time entries, periods, categories (issue 5). */
-export function timeRoutes(_deps: AppDeps) {
+/** Routes for time entries, periods, consultant categories and members' time settings (issue 5). */
+export function timeRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
+  const read = authenticate(deps, 'read');
+  const write = authenticate(deps, 'write');
+  const session = authenticate(deps, 'session');
+
+  r.get('/time', read, async (ctx) => {
+    ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
+  });
+  r.post('/time', write, async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
+  });
+  r.patch('/time/:id', write, async (ctx) => {
+    ctx.body = await editTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
+  });
+  r.delete('/time/:id', session, async (ctx) => {
+    ctx.body = await deleteTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
+  });
+  r.post('/time/:id/corrections', session, async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await correctTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
+  });
+  r.post('/time/tickets/:id/reattribute', session, async (ctx) => {
+    ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
+  });
+
+  r.get('/periods', session, async (ctx) => {
+    ctx.body = await listPeriods(coreCtx(deps, ctx));
+  });
+  r.post('/periods', session, async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await openPeriod(coreCtx(deps, ctx), ctx.request.body);
+  });
+  r.post('/periods/:id/close', session, async (ctx) => {
+    ctx.body = await closePeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
+  });
+  r.post('/periods/:id/reopen', session, async (ctx) => {
+    ctx.body = await reopenPeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
+  });
+
+  r.get('/categories', read, async (ctx) => {
+    ctx.body = await listCategories(coreCtx(deps, ctx));
+  });
+  r.post('/categories', session, async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await createCategory(coreCtx(deps, ctx), ctx.request.body);
+  });
+  r.patch('/members/:identityId', session, async (ctx) => {
+    ctx.body = await updateMemberSettings(coreCtx(deps, ctx), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
+  });
+  r.put('/projects/:projectId/members/:identityId/category', session, async (ctx) => {
+    const c = coreCtx(deps, ctx);
+    ctx.body = await setProjectCategory(c, parseUuid(ctx.params.projectId, 'projectId'), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
+  });
   return r;
 }

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { requireAdmin, requireSession } from '../auth/guards.ts';
+import type { Ctx } from '../ctx.ts';
+import { conflict, notFound } from '../errors.ts';
+import { requireStaff } from './common.ts';
+
+/** A consultant category: the role a person bills as (e.g. "Senior developer"). */
+export interface Category {
+  id: string;
+  name: string;
+}
+
+export const createCategoryInput = z.object({
+  name: z.string().trim().min(1).max(100).describe('Name of the consultant category, unique in the workspace (case-insensitive), 1-100 characters'),
+});
+
+export const projectCategoryInput = z.object({
+  categoryId: z.uuid().nullable().describe("The category this person bills as on this project; null falls back to the membership's default"),
+});
+
+/** GET /categories: the workspace's consultant categories, by name. */
+export async function listCategories(ctx: Ctx): Promise<{ categories: Category[] }> {
+  requireStaff(ctx.principal);
+  const rows = await ctx.sql<Category[]>`
+    select id, name from consultant_categories where workspace_id = ${ctx.principal.workspaceId} order by lower(name), id`;
+  return { categories: [...rows] };
+}
+
+/** POST /categories (Owner or Admin, browser session). A name already taken is 409 `category_exists`. */
+export async function createCategory(ctx: Ctx, input: unknown): Promise<Category> {
+  const p = ctx.principal;
+  requireStaff(p);
+  requireSession(p);
+  requireAdmin(p);
+  const body = createCategoryInput.parse(input);
+  const [row] = await ctx.sql<Category[]>`
+    insert into consultant_categories (workspace_id, name) values (${p.workspaceId}, ${body.name})
+    on conflict do nothing returning id, name`;
+  if (!row) throw conflict('category_exists', { name: body.name }, 'A category with this name exists.');
+  return row;
+}
+
+/** 404 `unknown_category` unless the id names a category of the workspace. */
+export async function assertCategory(ctx: Ctx, categoryId: string): Promise<void> {
+  const [row] = await ctx.sql`select 1 from consultant_categories where id = ${categoryId} and workspace_id = ${ctx.principal.workspaceId}`;
+  if (!row) throw notFound('unknown_category', { field: 'categoryId' }, 'No such consultant category.');
+}
+
+/**
+ * PUT /projects/{projectId}/members/{identityId}/category (Owner or Admin, browser session):
+ * the project membership's category override, which wins over the membership default when time is logged.
+ */
+export async function setProjectCategory(
+  ctx: Ctx,
+  projectId: string,
+  identityId: string,
+  input: unknown,
+): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
+  const p = ctx.principal;
+  requireStaff(p);
+  requireSession(p);
+  requireAdmin(p);
+  const body = projectCategoryInput.parse(input);
+  if (body.categoryId) await assertCategory(ctx, body.categoryId);
+  const [row] = await ctx.sql<{ categoryId: string | null }[]>`
+    update project_memberships set category_id = ${body.categoryId}
+    where project_id = ${projectId} and identity_id = ${identityId} and workspace_id = ${p.workspaceId}
+    returning category_id as "categoryId"`;
+  if (!row) throw notFound('unknown_person', { identityId }, 'This person is not a member of the project.');
+  return { projectId, identityId, categoryId: row.categoryId };
+}

@@ -1,0 +1,42 @@
+import { requireSession } from '../auth/guards.ts';
+import { isAdminRole } from '../auth/principal.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { conflict, forbidden } from '../errors.ts';
+import { recordEvent } from '../tickets/events.ts';
+import { chainNet, lockEntry, netNegative, requireStaff } from './common.ts';
+
+/**
+ * DELETE /time/{id} (browser session): removes an entry of an open period. Own entries;
+ * Owner or Admin may delete anyone's. Billed entries and entries of closed periods stay
+ * (a correction is made instead). An entry that has corrections stays too (`entry_corrected`),
+ * and deleting a correction may not take its chain's net below zero.
+ */
+export async function deleteTime(ctx: Ctx, id: string): Promise<{ ok: true }> {
+  const p = ctx.principal;
+  requireStaff(p);
+  requireSession(p);
+  return tx(ctx, async (ctx) => {
+    const { sql } = ctx;
+    const e = await lockEntry(ctx, id);
+    if (e.userId !== p.identityId && !isAdminRole(p.role)) {
+      throw forbidden('not_entry_author', undefined, 'Only the author, an owner or an admin may delete this entry.');
+    }
+    if (e.billed) throw conflict('entry_billed', undefined, 'A billed entry cannot be deleted.');
+    if (e.periodClosed) throw conflict('closed_period_delete', undefined, 'The period is closed; create a correction instead.');
+    if (e.hasCorrections) throw conflict('entry_corrected', undefined, 'This entry has corrections; correct it again instead.');
+    if (e.correctsEntryId && (await chainNet(sql, e.correctsEntryId)) - e.minutes < 0) throw netNegative();
+    await sql`delete from time_entries where id = ${e.id}`;
+    await recordEvent(
+      sql,
+      {
+        workspaceId: e.workspaceId,
+        ticketId: e.ticketId,
+        kind: 'time_deleted',
+        actorId: p.identityId,
+        payload: { entryId: e.id, minutes: e.minutes, spentOn: e.spentOn },
+      },
+      ctx.now(),
+    );
+    return { ok: true as const };
+  });
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { tx, type Ctx } from '../ctx.ts';
+import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { findPeriod, periodForDate } from '../periods/resolve.ts';
+import { recordEvent } from '../tickets/events.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { ticketPermissions } from '../tickets/permissions.ts';
+import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, requireStaff, staffMember } from './common.ts';
+import { localDate, normaliseClock } from './dates.ts';
+
+export const logTimeInput = z.object({
+  ticketId: z.uuid().describe('UUID of the ticket the work was on; it must be in a project (not the Inbox)'),
+  spentOn: dateSchema.describe('Local date the work was done, YYYY-MM-DD, in an open period'),
+  startedAt: clockSchema.nullable().optional(),
+  minutes: z.int().min(1).max(MAX_ENTRY_MINUTES).describe(`Duration in whole minutes, 1 to ${MAX_ENTRY_MINUTES}`),
+  note: noteSchema.nullable().optional(),
+  billable: z.boolean().default(true).describe('Whether the work is billable to the client; default true'),
+});
+export type LogTimeInput = z.input<typeof logTimeInput>;
+
+/**
+ * POST /time: logs a date plus minutes on a ticket, always as the caller. The entry is
+ * attributed to the ticket's project and billing client and the caller's consultant category
+ * (project membership override first, then the membership default), and carries the caller's
+ * timezone, in which `startedAt` is a wall-clock time.
+ */
+export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }> {
+  const p = ctx.principal;
+  requireStaff(p);
+  const body = logTimeInput.parse(input);
+  return tx(ctx, async (ctx) => {
+    const { sql } = ctx;
+    // three independent reads, pipelined on the transaction's connection
+    const [ticket, member, existing] = await Promise.all([
+      loadTicket(ctx, body.ticketId),
+      staffMember(sql, p.workspaceId, p.identityId, body.ticketId),
+      findPeriod(sql, p.workspaceId, body.spentOn),
+    ]);
+    if (!ticket.projectId) throw invalid('ticket_unrouted', { field: 'ticketId' }, 'Route the ticket out of the Inbox before logging time on it.');
+    if (!ticketPermissions(p, ticket).logTime) throw forbidden('log_time_forbidden', undefined, 'You may not log time on this ticket.');
+    const me = member!;
+    const now = ctx.now();
+    const today = localDate(now, me.timezone);
+    assertWithinHorizon(body.spentOn, today, 'spentOn');
+    let period = existing;
+    if (!period) {
+      // Opening periods takes a workspace-wide lock; take the ticket's row lock first, the order
+      // every other time write uses, so the two cannot deadlock. The common path locks nothing early.
+      await lockTicketRow(sql, ticket.id);
+      period = await periodForDate(sql, p.workspaceId, body.spentOn, today);
+    }
+    if (!period) throw conflict('before_first_period_note', { field: 'spentOn' }, 'The date lies before the first period; time cannot be logged there.');
+    if (period.closed) throw conflict('closed_period_log', { periodId: period.id }, 'The period of this date is closed.');
+    const id = randomUUID();
+    const insert = sql`
+      insert into time_entries (id, workspace_id, ticket_id, user_id, project_id, billing_client_id, category_id, period_id,
+                                spent_on, started_at, timezone, minutes, note, billable, created_by, created_at, updated_at)
+      values (${id}, ${p.workspaceId}, ${ticket.id}, ${p.identityId}, ${ticket.projectId}, ${ticket.billingClientId}, ${me.categoryId}, ${period.id},
+              ${body.spentOn}::date, ${body.startedAt ? normaliseClock(body.startedAt) : null}::time, ${me.timezone}, ${body.minutes},
+              ${body.note ?? null}, ${body.billable}, ${p.identityId}, ${now}, ${now})`;
+    const event = recordEvent(
+      sql,
+      {
+        workspaceId: p.workspaceId,
+        ticketId: ticket.id,
+        kind: 'time_logged',
+        actorId: p.identityId,
+        payload: { entryId: id, minutes: body.minutes, spentOn: body.spentOn },
+      },
+      now,
+    );
+    // pipelined too; a ticket deleted since it was read fails the foreign key: as if it never existed
+    await Promise.all([insert, event]).catch((err: { code?: string }) => {
+      throw err.code === '23503' ? notFound(undefined, undefined, 'No such ticket.') : err;
+    });
+    return { id };
+  });
+}

@@ -1,0 +1,46 @@
+import { requireAdmin, requireSession } from '../auth/guards.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { recordEvent } from '../tickets/events.ts';
+import { loadTicket } from '../tickets/load.ts';
+import { requireStaff } from './common.ts';
+
+/**
+ * POST /time/tickets/{id}/reattribute (browser session; Owner or Admin): points every unbilled
+ * entry on the ticket that is outside a correction chain (neither a correction nor corrected)
+ * at the ticket's current billing client. Entries of closed periods are included: attribution
+ * is not a work fact. Billed entries and correction chains keep their client.
+ */
+export async function reattributeTicketTime(ctx: Ctx, ticketId: string): Promise<{ updated: number }> {
+  const p = ctx.principal;
+  requireStaff(p);
+  requireSession(p);
+  requireAdmin(p);
+  return tx(ctx, async (ctx) => {
+    const { sql } = ctx;
+    const ticket = await loadTicket(ctx, ticketId, { lock: true });
+    const now = ctx.now();
+    const rows = await sql`
+      update time_entries e set billing_client_id = ${ticket.billingClientId}, updated_at = ${now}
+      where e.id in (
+        select x.id from time_entries x
+        where x.ticket_id = ${ticket.id} and not x.billed and x.corrects_entry_id is null
+          and x.billing_client_id is distinct from ${ticket.billingClientId}::uuid
+          and not exists (select 1 from time_entries c where c.corrects_entry_id = x.id)
+        for update)
+      returning e.id`;
+    if (rows.length > 0) {
+      await recordEvent(
+        sql,
+        {
+          workspaceId: p.workspaceId,
+          ticketId: ticket.id,
+          kind: 'time_reattributed',
+          actorId: p.identityId,
+          payload: { billingClientId: ticket.billingClientId, updated: rows.length },
+        },
+        now,
+      );
+    }
+    return { updated: rows.length };
+  });
+}
