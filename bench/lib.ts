@@ -60,8 +60,16 @@ export function ratio(a: Measured, b: Measured): string {
 export async function latency(
   name: string,
   url: string,
-  opts: { headers?: Record<string, string>; connections?: number; durationMs?: number; method?: string; body?: string } = {},
-): Promise<Measured> {
+  opts: {
+    headers?: Record<string, string>;
+    connections?: number;
+    durationMs?: number;
+    warmupMs?: number;
+    method?: string;
+    body?: string;
+    ratePerConnection?: number;
+  } = {},
+): Promise<Measured & { statuses: Record<string, number> }> {
   const args = JSON.stringify({
     url,
     headers: opts.headers,
@@ -69,12 +77,13 @@ export async function latency(
     body: opts.body,
     connections: opts.connections ?? 1,
     durationMs: opts.durationMs ?? 4000,
-    warmupMs: 1000,
+    warmupMs: opts.warmupMs ?? 1000,
+    ratePerConnection: opts.ratePerConnection,
   });
   const child = spawn('node', ['--import', 'tsx', 'bench/load-process.ts', args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((resolve) => child.once('exit', resolve));
-  const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<Measured, 'name'>;
+  const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<Measured, 'name'> & { statuses: Record<string, number> };
   return { name, ...r, resolution: 'us' };
 }

@@ -11,6 +11,7 @@ import { freePort, withDatabase } from '../test/setup/global.ts';
 import { table, type Measured } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
 import { tickets } from './scenarios/tickets.ts';
+import { time } from './scenarios/time.ts';
 import { workflow } from './scenarios/workflow.ts';
 
 export interface BenchEnv {
@@ -30,7 +31,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets];
+const scenarios: Scenario[] = [workflow, tickets, time];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

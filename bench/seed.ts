@@ -97,11 +97,11 @@ export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspa
   const labels = (await sql<{ id: string }[]>`select id from labels where workspace_id = ${ws} order by name`).map((r) => r.id);
   const closed = new Set((await sql<{ id: string }[]>`select id from workflow_states where workspace_id = ${ws} and category = 'closed'`).map((r) => r.id));
 
-  // Bulk rows go in with triggers off (session_replication_role = replica, trusted seed data);
-  // the search vectors the triggers would keep are then computed in one set-based update.
+  // Tickets go in with their triggers (derived columns); comments, labels and links with triggers
+  // off (session_replication_role = replica, trusted seed data), and the search vectors the comment
+  // triggers would keep are then computed in one set-based update.
   await sql.begin(async (t) => {
     const tx = t as unknown as Db;
-    await tx`set local session_replication_role = replica`;
     // Tickets: project g % 10, number g / 10 + 1 (unique per project); activity spread over a year.
     // Every 50th ticket is assigned to the busy member (2,000 of 100,000), others round-robin.
     await tx`
@@ -122,6 +122,7 @@ export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspa
       cross join lateral (select (${states}::uuid[])[1 + (case when g % 50 = 0 then g % 5 else g % 8 end)] as id) st`;
     await tx`insert into ticket_refs (workspace_id, project_id, number, ticket_id) select workspace_id, project_id, number, id from tickets where workspace_id = ${ws}`;
     await tx`update projects p set next_number = (select coalesce(max(number), 0) from tickets t where t.project_id = p.id) where workspace_id = ${ws}`;
+    await tx`set local session_replication_role = replica`;
     await tx`
       insert into ticket_labels (ticket_id, label_id)
       select t.id, (${labels}::uuid[])[1 + (t.number % 6)] from tickets t where t.workspace_id = ${ws} and t.number % 3 <> 0
@@ -172,4 +173,27 @@ export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspa
     ownerId: owner,
     projectIds,
   };
+}
+
+/**
+ * Time for the benchmarks: monthly periods over the last 13 months and the next one, and 5,000
+ * entries over the last year for the busy member, on tickets assigned to them.
+ */
+export async function seedTime(sql: Db, big: BigWorkspace): Promise<{ ticketIds: string[] }> {
+  await sql`
+    insert into periods (workspace_id, period_start, period_end)
+    select ${big.workspaceId}, m::date, (m + interval '1 month' - interval '1 day')::date
+    from generate_series(date_trunc('month', current_date) - interval '13 months', date_trunc('month', current_date) + interval '1 month', interval '1 month') m`;
+  const tickets = await sql<{ id: string }[]>`
+    select id from tickets where workspace_id = ${big.workspaceId} and assignee_id = ${big.busyId} order by id limit 200`;
+  const ids = tickets.map((t) => t.id);
+  await sql`
+    insert into time_entries (workspace_id, ticket_id, user_id, project_id, billing_client_id, period_id, spent_on, started_at, timezone, minutes, note, billable, created_by)
+    select ${big.workspaceId}, t.id, ${big.busyId}, t.project_id, t.billing_client_id, p.id, d.day, time '09:00' + make_interval(mins => (i % 16) * 30), 'UTC',
+           15 + (i % 8) * 15, case when i % 3 = 0 then 'Worked on ' || t.title end, i % 7 <> 0, ${big.busyId}
+    from generate_series(1, 5000) i
+    cross join lateral (select (current_date - (i % 365))::date as day) d
+    join tickets t on t.id = (${ids}::uuid[])[1 + i % ${ids.length}]
+    join periods p on p.workspace_id = ${big.workspaceId} and d.day between p.period_start and p.period_end`;
+  return { ticketIds: ids };
 }
