@@ -3,9 +3,13 @@ import postgres from 'postgres';
 /** The database handle every core operation receives; inside a transaction it is the transaction. */
 export type Db = postgres.Sql;
 
-export function connect(url: string, opts: { max?: number; debug?: boolean } = {}): Db {
+/** Called with every statement sent (postgres.js `debug`); tests use it to count round trips. */
+export type QueryObserver = (connection: number, query: string, params: unknown[]) => void;
+
+export function connect(url: string, opts: { max?: number; debug?: QueryObserver } = {}): Db {
   return postgres(url, {
     max: opts.max ?? 10,
+    ...(opts.debug ? { debug: opts.debug } : {}),
     onnotice: () => {},
     idle_timeout: 30,
     connection: { application_name: 'worktracker' },

@@ -249,3 +249,61 @@ export async function makeLink(
     insert into ticket_links (workspace_id, source_id, target_id, kind) values (${ws.id}, ${opts.sourceId}, ${opts.targetId}, ${opts.kind}) returning id`;
   return row!;
 }
+
+/** Lists a person as a billing recipient of a client (what makes a client user a billing contact). */
+export async function makeBillingRecipient(sql: Db, clientId: string, person: { id: string; email: string }): Promise<void> {
+  await sql`insert into client_billing_recipients (client_id, identity_id, email) values (${clientId}, ${person.id}, ${person.email})`;
+}
+
+/** A time bank of a client with deposits (minutes). */
+export async function makeBank(sql: Db, ws: Workspace, opts: { clientId: string; name?: string; deposits?: number[] }): Promise<{ id: string }> {
+  const [bank] = await sql<{ id: string }[]>`
+    insert into banks (workspace_id, client_id, name) values (${ws.id}, ${opts.clientId}, ${opts.name ?? `Bank ${uniq()}`}) returning id`;
+  for (const minutes of opts.deposits ?? []) {
+    await sql`insert into bank_deposits (bank_id, minutes, deposited_on) values (${bank!.id}, ${minutes}, current_date)`;
+  }
+  return bank!;
+}
+
+/** A billing run over a period (minimal row; the billing area fills it in later). */
+export async function makeBillingRun(sql: Db, ws: Workspace, opts: { periodId: string; status?: string }): Promise<{ id: string }> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into billing_runs (workspace_id, period_id, status) values (${ws.id}, ${opts.periodId}, ${opts.status ?? 'completed'}) returning id`;
+  return row!;
+}
+
+/** Inserts a timesheet document directly (no rendering): combined when projectId is absent. */
+export async function makeDocument(
+  sql: Db,
+  ws: Workspace,
+  opts: {
+    runId: string;
+    clientId: string;
+    projectId?: string | null;
+    number?: string;
+    format?: 'html' | 'pdf' | 'csv';
+    periodStart?: string;
+    voided?: boolean;
+    redacted?: boolean;
+    version?: number;
+    deliveries?: { email: string | null; state?: string }[];
+  },
+): Promise<{ id: string; number: string }> {
+  const number = opts.number ?? `DOC-${uniq().toUpperCase()}`;
+  const content = Buffer.from(`<p>${number}</p>`);
+  const [row] = await sql<{ id: string }[]>`
+    insert into documents (workspace_id, run_id, client_id, project_id, scope, number, period_start, format, version, locale, checksum, bytes, content, voided, redacted)
+    values (${ws.id}, ${opts.runId}, ${opts.clientId}, ${opts.projectId ?? null}, ${opts.projectId ? 'project' : 'combined'}, ${number},
+            ${opts.periodStart ?? '2025-01-01'}::date, ${opts.format ?? 'html'}, ${opts.version ?? 1}, 'en-GB', ${'sha-' + number}, ${content.length}, ${content},
+            ${opts.voided ?? false}, ${opts.redacted ?? false})
+    returning id`;
+  for (const d of opts.deliveries ?? []) {
+    await sql`insert into document_deliveries (document_id, email, state) values (${row!.id}, ${d.email}, ${d.state ?? 'pending'})`;
+  }
+  return { id: row!.id, number };
+}
+
+/** Grants a workspace user every document of a client. */
+export async function makeDocumentGrant(sql: Db, ws: Workspace, clientId: string, person: { id: string }): Promise<void> {
+  await sql`insert into document_grants (workspace_id, client_id, identity_id) values (${ws.id}, ${clientId}, ${person.id})`;
+}

@@ -51,7 +51,7 @@ export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissio
   const clientStates = [t.customerResolveStateId, t.defaultStateId].filter((s): s is string => Boolean(s));
   return {
     edit,
-    read: client ? ['client'] : ['internal', 'client'],
+    read: readableAudiences(p),
     comment: canWrite ? (client ? ['client'] : ['internal', 'client']) : [],
     defaultAudience: client ? 'client' : 'internal',
     changeAssignee: canWrite && staffEdit,
@@ -65,4 +65,19 @@ export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissio
     logTime: canWrite && !client && !inbox && (admin || member),
     seeInternalFigures: !client,
   };
+}
+
+/** Comment and attachment audiences the caller may read (the same on every ticket they can see). */
+export function readableAudiences(p: Principal): Audience[] {
+  return isClientRole(p.role) ? ['client'] : ['internal', 'client'];
+}
+
+/**
+ * Whether the caller may remove one viewer: the reporter never; oneself, given a write
+ * credential; anyone else only with `permissions.addViewers`.
+ */
+export function canRemoveViewer(p: Principal, perms: TicketPermissions, viewer: { identityId: string; isReporter: boolean }): boolean {
+  if (viewer.isReporter) return false;
+  if (viewer.identityId === p.identityId) return p.scopes.has('write');
+  return perms.addViewers;
 }

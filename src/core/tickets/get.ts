@@ -1,0 +1,205 @@
+import { visibleTicket } from '../access/visible.ts';
+import { isClientRole } from '../auth/principal.ts';
+import type { Ctx } from '../ctx.ts';
+import { notFound } from '../errors.ts';
+import { etagMatches, ticketEtag } from './etag.ts';
+import { loadTicket, type TicketFacts } from './load.ts';
+import { renderMarkdown } from './markdown.ts';
+import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql } from './page-sql.ts';
+import { ticketPageTime, type TicketTime } from './page-time.ts';
+import { canRemoveViewer, ticketPermissions, type Audience, type TicketPermissions } from './permissions.ts';
+import { summaryJoins, summaryJson, type PersonRef, type TicketSummary } from './summary.ts';
+
+export interface TicketRefSummary {
+  id: string;
+  humanId: string;
+  title: string;
+  state: { id: string; key: string; name: string; category: 'open' | 'closed' };
+}
+
+export interface LinkedTicket extends TicketRefSummary {
+  linkId: string;
+}
+
+export interface TicketLinks {
+  parent: TicketRefSummary | null;
+  children: TicketRefSummary[];
+  blocks: LinkedTicket[];
+  blockedBy: LinkedTicket[];
+  relates: LinkedTicket[];
+  /** Links of kind `duplicates` in either direction; `outgoing`: this ticket duplicates the other. */
+  duplicates: (LinkedTicket & { direction: 'outgoing' | 'incoming' })[];
+}
+
+export interface Viewer {
+  identityId: string;
+  name: string;
+  email: string | null;
+  kind: 'workspace' | 'agent' | 'client';
+  clientName: string | null;
+  addedBy: { id: string; name: string } | null;
+  isReporter: boolean;
+  canRemove: boolean;
+}
+
+export interface TicketBilling {
+  billingClient: { id: string; name: string } | null;
+  /** The ticket's own policy; null inherits. */
+  billingPolicy: string | null;
+  effectiveBillingPolicy: string;
+  billingMode: 'period' | 'on_close' | null;
+  effectiveBillingMode: 'period' | 'on_close';
+  billingDescription: string | null;
+  estimateMinutes: number | null;
+  rollupEstimateMinutes: number | null;
+}
+
+export interface Comment {
+  id: string;
+  body: string;
+  bodyHtml: string;
+  audience: Audience;
+  author: PersonRef | null;
+  source: 'ui' | 'email' | 'api' | 'mcp' | 'codehost';
+  createdAt: string;
+  updatedAt: string;
+  edited: boolean;
+}
+
+export interface TicketEvent {
+  id: string;
+  kind: string;
+  actor: { id: string; name: string } | null;
+  subject: string | null;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface Attachment {
+  id: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  inline: boolean;
+  audience: Audience;
+  commentId: string | null;
+  uploadedBy: { id: string; name: string } | null;
+  createdAt: string;
+}
+
+export interface CodehostLink {
+  id: string;
+  repo: string;
+  sha: string | null;
+  pr: number | null;
+  url: string;
+  createdAt: string;
+}
+
+/** The contract's TicketPage. `billing` is absent (not null) for client users. */
+export interface TicketPage extends TicketSummary {
+  description: string;
+  descriptionHtml: string;
+  source: 'ui' | 'email' | 'api' | 'mcp' | 'codehost';
+  startedBy: 'workspace' | 'client' | 'email';
+  archived: boolean;
+  closedAt: string | null;
+  viewers: Viewer[];
+  billing?: TicketBilling;
+  comments: Comment[];
+  events: TicketEvent[];
+  attachments: Attachment[];
+  links: TicketLinks;
+  time: TicketTime | null;
+  codehost: CodehostLink[];
+  permissions: TicketPermissions;
+}
+
+interface PageRow {
+  summary: TicketSummary;
+  description: string;
+  source: TicketPage['source'];
+  startedBy: TicketPage['startedBy'];
+  archived: boolean;
+  closedAt: string | null;
+  viewers: Omit<Viewer, 'canRemove'>[];
+  billing: TicketBilling | null;
+  comments: Omit<Comment, 'bodyHtml'>[];
+  events: TicketEvent[];
+  attachments: Attachment[];
+  links: TicketLinks;
+  codehost: CodehostLink[];
+}
+
+/**
+ * The page of a ticket already loaded (and so known visible) as `facts`: one statement for
+ * everything but `time`, whatever the number of comments, events, children or links.
+ */
+export async function buildTicketPage(ctx: Ctx, facts: TicketFacts): Promise<TicketPage> {
+  const { sql, principal: p } = ctx;
+  const client = isClientRole(p.role);
+  const [row] = await sql<PageRow[]>`
+    select ${summaryJson(sql, p)} as summary,
+           t.description, t.source, t.started_by as "startedBy", t.archived,
+           to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
+           ${viewersSql(sql)} as viewers,
+           ${client ? sql`null::json` : billingSql(sql, p)} as billing,
+           ${commentsSql(sql, p)} as comments,
+           ${eventsSql(sql, p)} as events,
+           ${attachmentsSql(sql, p)} as attachments,
+           ${linksSql(sql, p)} as links,
+           ${codehostSql(sql)} as codehost
+    from tickets t
+    ${summaryJoins(sql)}
+    where t.id = ${facts.id} and ${visibleTicket(sql, p)}`;
+  if (!row) throw notFound(undefined, undefined, 'No such ticket.');
+  const permissions = ticketPermissions(p, facts);
+  const time = await ticketPageTime(ctx, facts);
+  return {
+    ...row.summary,
+    description: row.description,
+    descriptionHtml: renderMarkdown(row.description),
+    source: row.source,
+    startedBy: row.startedBy,
+    archived: row.archived,
+    closedAt: row.closedAt,
+    viewers: row.viewers.map((v) => ({ ...v, canRemove: canRemoveViewer(p, permissions, v) })),
+    ...(client || !row.billing ? {} : { billing: row.billing }),
+    comments: row.comments.map(({ body, ...c }) => ({
+      id: c.id,
+      body,
+      bodyHtml: renderMarkdown(body),
+      audience: c.audience,
+      author: c.author,
+      source: c.source,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      edited: c.edited,
+    })),
+    events: row.events,
+    attachments: row.attachments,
+    links: row.links,
+    time,
+    codehost: row.codehost,
+    permissions,
+  };
+}
+
+/** GET /tickets/{ref}: the full page of a visible ticket; unknown or invisible is 404 `not_found`. */
+export async function getTicketPage(ctx: Ctx, ref: string): Promise<TicketPage> {
+  return buildTicketPage(ctx, await loadTicket(ctx, ref));
+}
+
+export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };
+
+/**
+ * GET /tickets/{ref} with its ETag. When `ifNoneMatch` names the current version the page is
+ * not built at all (one statement) and the answer is 304: cheap for pollers.
+ */
+export async function readTicketPage(ctx: Ctx, ref: string, ifNoneMatch?: string | null): Promise<TicketPageRead> {
+  const facts = await loadTicket(ctx, ref);
+  const current = ticketEtag(facts);
+  if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
+  const page = await buildTicketPage(ctx, facts);
+  return { status: 200, etag: ticketEtag(page), page };
+}

@@ -1,0 +1,167 @@
+import type { Db } from '../../db/connect.ts';
+import type { Principal } from '../auth/principal.ts';
+import { isClientRole } from '../auth/principal.ts';
+import { visibleTicket } from '../access/visible.ts';
+import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
+import { readableAudiences } from './permissions.ts';
+import { humanIdSql, isoSql, type Fragment } from './summary.ts';
+
+/**
+ * The sections of a TicketPage as SQL expressions over ticket row `t` (with summaryJoins in
+ * scope), each a correlated json aggregate, so the whole page is one statement however many
+ * comments, events or children the ticket has.
+ */
+
+/** Field changes a client user does not see on the timeline: billing is internal. */
+export const CLIENT_HIDDEN_FIELDS = ['billingClientId', 'billingPolicy', 'billingMode', 'billingDescription'];
+
+const personOrNull = (sql: Db, alias: string) => {
+  const i = sql(alias);
+  return sql`case when ${i}.id is null then null else json_build_object('id', ${i}.id, 'name', ${i}.name) end`;
+};
+
+/** `'id', .., 'humanId', .., 'title', .., 'state', {..}` of ticket row `alias`, to splice into json_build_object. */
+function refPairs(sql: Db, alias: string): Fragment {
+  const o = sql(alias);
+  return sql`'id', ${o}.id, 'humanId', ${humanIdSql(sql, alias)}, 'title', ${o}.title,
+    'state', (select json_build_object('id', rs.id, 'key', rs.key, 'name', rs.name, 'category', rs.category)
+              from workflow_states rs where rs.id = ${o}.state_id)`;
+}
+
+/** Viewers: the ticket_viewers rows plus the reporter, who is always a viewer (isReporter) and never removable. */
+export function viewersSql(sql: Db): Fragment {
+  return sql`coalesce((
+    select json_agg(json_build_object(
+             'identityId', vi.id, 'name', vi.name, 'email', vi.email,
+             'kind', case when vi.kind = 'agent' or vm.role = 'agent' then 'agent'
+                          when vm.role in ('client', 'client_elevated') then 'client' else 'workspace' end,
+             'clientName', vc.name, 'addedBy', ${personOrNull(sql, 'va')}, 'isReporter', vi.id is not distinct from t.reporter_id)
+           order by (vi.id is not distinct from t.reporter_id) desc, vv.created_at, vi.id)
+    from (select v.identity_id, v.added_by, v.created_at from ticket_viewers v where v.ticket_id = t.id
+          union all
+          select t.reporter_id, null::uuid, t.created_at
+          where t.reporter_id is not null
+            and not exists (select 1 from ticket_viewers v2 where v2.ticket_id = t.id and v2.identity_id = t.reporter_id)) vv
+    join identities vi on vi.id = vv.identity_id
+    left join memberships vm on vm.workspace_id = t.workspace_id and vm.identity_id = vi.id
+    left join clients vc on vc.id = vm.client_id
+    left join identities va on va.id = vv.added_by), '[]'::json)`;
+}
+
+/**
+ * Billing for workspace users. rollupEstimateMinutes: for a leaf, its own estimate; for a
+ * parent, the sum of the estimates of its visible leaf descendants (descendants without
+ * visible children), walked recursively (depth-capped against a corrupt cycle).
+ */
+export function billingSql(sql: Db, p: Principal): Fragment {
+  const rollup = sql`(
+    with recursive d(id, depth) as (
+      select c.id, 1 from tickets c where c.parent_id = t.id and ${visibleTicket(sql, p, 'c')}
+      union
+      select c.id, d.depth + 1 from tickets c join d on c.parent_id = d.id where d.depth < 20 and ${visibleTicket(sql, p, 'c')}
+    )
+    select case when not exists (select 1 from d) then t.estimate_minutes
+                else (select sum(x.estimate_minutes)::int from tickets x
+                      where x.id in (select d.id from d)
+                        and not exists (select 1 from tickets g where g.parent_id = x.id and ${visibleTicket(sql, p, 'g')})) end)`;
+  return sql`json_build_object(
+    'billingClient', case when ts_bill.id is null then null else json_build_object('id', ts_bill.id, 'name', ts_bill.name) end,
+    'billingPolicy', t.billing_policy,
+    'effectiveBillingPolicy', ${effectiveBillingPolicySql(sql, 't')},
+    'billingMode', t.billing_mode,
+    'effectiveBillingMode', ${effectiveBillingModeSql(sql, 't')},
+    'billingDescription', t.billing_description,
+    'estimateMinutes', t.estimate_minutes,
+    'rollupEstimateMinutes', ${rollup})`;
+}
+
+/** Comments of the audiences the caller may read, oldest first (bodyHtml is rendered in JS). */
+export function commentsSql(sql: Db, p: Principal): Fragment {
+  return sql`coalesce((
+    select json_agg(json_build_object(
+             'id', c.id, 'body', c.body, 'audience', c.audience,
+             'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', ci.name, 'clientName', cc.name) end,
+             'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
+             'edited', c.updated_at > c.created_at)
+           order by c.created_at, c.id)
+    from comments c
+    left join identities ci on ci.id = c.author_id
+    left join memberships cm on cm.workspace_id = c.workspace_id and cm.identity_id = c.author_id
+    left join clients cc on cc.id = cm.client_id
+    where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])), '[]'::json)`;
+}
+
+/**
+ * The timeline, oldest first. Link events naming a ticket the caller cannot see are left out;
+ * client users also do not see events about internal comments or attachments, billing
+ * field changes, or time entries (every `time_*` kind).
+ */
+export function eventsSql(sql: Db, p: Principal): Fragment {
+  const aud = readableAudiences(p);
+  const clientOnly = isClientRole(p.role)
+    ? sql`and not (e.kind in ('comment_added', 'comment_edited', 'comment_deleted') and coalesce(e.payload->>'audience', 'internal') <> all(${aud}::text[]))
+          and not (e.kind = 'attachment_added' and not exists (
+                     select 1 from attachments ea where ea.id = wt_try_uuid(e.payload->>'attachmentId') and ea.audience = any(${aud}::text[])))
+          and not (e.kind = 'field_changed' and e.payload->>'field' = any(${CLIENT_HIDDEN_FIELDS}::text[]))
+          and left(e.kind, 5) <> 'time_'`
+    : sql``;
+  return sql`coalesce((
+    select json_agg(json_build_object(
+             'id', e.id, 'kind', e.kind, 'actor', ${personOrNull(sql, 'ei')}, 'subject', e.subject, 'payload', e.payload,
+             'createdAt', ${isoSql(sql, sql`e.created_at`)})
+           order by e.created_at, e.seq)
+    from ticket_events e
+    left join identities ei on ei.id = e.actor_id
+    where e.ticket_id = t.id
+      and (e.kind not in ('link_added', 'link_removed')
+           or exists (select 1 from tickets lo where lo.id = wt_try_uuid(e.payload->>'otherId') and ${visibleTicket(sql, p, 'lo')}))
+      ${clientOnly}), '[]'::json)`;
+}
+
+/** Attachment metadata (never the bytes) of readable audiences, on readable comments. */
+export function attachmentsSql(sql: Db, p: Principal): Fragment {
+  const aud = readableAudiences(p);
+  return sql`coalesce((
+    select json_agg(json_build_object(
+             'id', a.id, 'filename', a.filename, 'contentType', a.content_type, 'size', a.size, 'inline', a.inline,
+             'audience', a.audience, 'commentId', a.comment_id, 'uploadedBy', ${personOrNull(sql, 'au')},
+             'createdAt', ${isoSql(sql, sql`a.created_at`)})
+           order by a.created_at, a.id)
+    from attachments a
+    left join identities au on au.id = a.uploaded_by
+    where a.ticket_id = t.id and a.audience = any(${aud}::text[])
+      and (a.comment_id is null or exists (select 1 from comments ac where ac.id = a.comment_id and ac.audience = any(${aud}::text[])))),
+    '[]'::json)`;
+}
+
+/** A list of linked tickets of one kind and direction(s), visible ones only, oldest link first. */
+function linkList(sql: Db, p: Principal, kind: string, dir: 'out' | 'in' | 'both', withDirection = false): Fragment {
+  const other = dir === 'out' ? sql`l.target_id` : dir === 'in' ? sql`l.source_id` : sql`case when l.source_id = t.id then l.target_id else l.source_id end`;
+  const mine = dir === 'out' ? sql`l.source_id = t.id` : dir === 'in' ? sql`l.target_id = t.id` : sql`(l.source_id = t.id or l.target_id = t.id)`;
+  const direction = withDirection ? sql`, 'direction', case when l.source_id = t.id then 'outgoing' else 'incoming' end` : sql``;
+  return sql`coalesce((
+    select json_agg(json_build_object(${refPairs(sql, 'o')}, 'linkId', l.id ${direction}) order by l.created_at, l.id)
+    from ticket_links l join tickets o on o.id = ${other}
+    where ${mine} and l.kind = ${kind} and ${visibleTicket(sql, p, 'o')}), '[]'::json)`;
+}
+
+/** parent, children, blocks, blockedBy, relates, duplicates: only tickets the caller can see. */
+export function linksSql(sql: Db, p: Principal): Fragment {
+  return sql`json_build_object(
+    'parent', (select json_build_object(${refPairs(sql, 'lp')}) from tickets lp where lp.id = t.parent_id and ${visibleTicket(sql, p, 'lp')}),
+    'children', coalesce((select json_agg(json_build_object(${refPairs(sql, 'lc')}) order by lc.created_at, lc.id)
+                          from tickets lc where lc.parent_id = t.id and ${visibleTicket(sql, p, 'lc')}), '[]'::json),
+    'blocks', ${linkList(sql, p, 'blocks', 'out')},
+    'blockedBy', ${linkList(sql, p, 'blocks', 'in')},
+    'relates', ${linkList(sql, p, 'relates', 'both')},
+    'duplicates', ${linkList(sql, p, 'duplicates', 'both', true)})`;
+}
+
+/** Code-host references, newest first. */
+export function codehostSql(sql: Db): Fragment {
+  return sql`coalesce((
+    select json_agg(json_build_object('id', h.id, 'repo', h.repo, 'sha', h.sha, 'pr', h.pr, 'url', h.url,
+                                      'createdAt', ${isoSql(sql, sql`h.created_at`)})
+           order by h.created_at desc, h.id desc)
+    from codehost_links h where h.ticket_id = t.id), '[]'::json)`;
+}
