@@ -93,7 +93,7 @@ describe('GET /tickets/{ref}: the page', () => {
       startedBy: 'workspace',
       archived: false,
       closedAt: null,
-      time: null,
+      time: { loggedMinutes: 0, billableMinutes: 0, unbilledMinutes: 0 },
       attachments: [],
       links: { parent: null, children: [], blocks: [], blockedBy: [], relates: [], duplicates: [] },
     });

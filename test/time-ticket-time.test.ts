@@ -70,3 +70,20 @@ describe('ticketTime (the TicketPage time object)', () => {
     expect(await ticketTime(ctx, empty.id, await loadTicket(ctx, empty.id))).toEqual({ loggedMinutes: 0, billableMinutes: 0, unbilledMinutes: 0 });
   });
 });
+
+describe('GET /tickets/{ref} shows the time object', () => {
+  it('with loggedMinutes for workspace users, without for an elevated client, null for a client', async () => {
+    const sql = w.app.db.sql;
+    const { makeToken } = await import('./helpers/factories.ts');
+    const get = async (who: Person) => {
+      const { token } = await makeToken(sql, w.ws, who);
+      const res = await w.app.call('GET', `/api/w/${w.ws.slug}/tickets/${ticket.id}`, { token });
+      expect(res.status).toBe(200);
+      return res.body.time;
+    };
+    expect(await get(w.member)).toEqual({ loggedMinutes: 140, billableMinutes: 110, unbilledMinutes: 65 });
+    expect(await get(w.elevated)).toEqual({ billableMinutes: 90, unbilledMinutes: 45 });
+    await sql`insert into ticket_viewers (ticket_id, identity_id) values (${ticket.id}, ${w.client.id}) on conflict do nothing`;
+    expect(await get(w.client)).toBeNull();
+  });
+});

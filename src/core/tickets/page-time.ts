@@ -1,19 +1,13 @@
 import type { Ctx } from '../ctx.ts';
+import { ticketTime, type TicketTime } from '../time/ticket-time.ts';
 import type { TicketFacts } from './load.ts';
 
-/** The `time` object of a TicketPage (contract): minutes logged on the ticket. */
-export interface TicketTime {
-  /** Workspace users only. */
-  loggedMinutes?: number;
-  billableMinutes: number;
-  unbilledMinutes: number;
-}
+export type { TicketTime };
 
 /**
- * The place where the time-tracking area fills `TicketPage.time`: return the figures the
- * caller may read, or null when they may read none. It must cost a fixed number of statements
- * (the page's statement count is constant). Until time tracking lands it is always null.
+ * The `time` object of a TicketPage: the figures the caller may read, or null when they may
+ * read none. One statement, so the page's statement count stays fixed.
  */
-export async function ticketPageTime(_ctx: Ctx, _facts: TicketFacts): Promise<TicketTime | null> {
-  return null;
+export async function ticketPageTime(ctx: Ctx, facts: TicketFacts): Promise<TicketTime | null> {
+  return ticketTime(ctx, facts.id, facts);
 }
