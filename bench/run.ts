@@ -10,6 +10,7 @@ import { cleanEnv, spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
 import { table, type Measured } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
+import { board } from './scenarios/board.ts';
 import { tickets } from './scenarios/tickets.ts';
 import { time } from './scenarios/time.ts';
 import { workflow } from './scenarios/workflow.ts';
@@ -31,7 +32,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time];
+const scenarios: Scenario[] = [workflow, tickets, time, board];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

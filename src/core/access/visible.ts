@@ -59,3 +59,19 @@ function tokenNarrowing(sql: Db, p: Principal, alias: string): Fragment {
 export function canSeeInbox(p: Principal): boolean {
   return !p.projectIds && p.scopes.has('triage') && ['owner', 'admin', 'member', 'agent'].includes(p.role);
 }
+
+/**
+ * For an ordinary client user, a superset of what `visibleTicket` admits (tickets they reported,
+ * are assigned to or view) as an id array computed once per statement, so their lists start
+ * from their few tickets instead of walking the workspace. `true` for every other role. It only
+ * narrows: `visibleTicket` must still be applied. Keep it in step with the client rule above.
+ */
+export function visibilityCandidates(sql: Db, p: Principal, alias = 't'): Fragment {
+  if (p.role !== 'client') return sql`true`;
+  const t = sql(alias);
+  const me = p.identityId;
+  return sql`${t}.id = any(array(
+    select c.id from tickets c where c.reporter_id = ${me}::uuid and c.workspace_id = ${p.workspaceId}
+    union select c.id from tickets c where c.assignee_id = ${me}::uuid and c.workspace_id = ${p.workspaceId}
+    union select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid))`;
+}

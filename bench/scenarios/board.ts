@@ -1,0 +1,59 @@
+import { getBoard } from '../../src/core/board/board.ts';
+import { getMyWork } from '../../src/core/board/my.ts';
+import { explainOperation, seqScanVerdict } from '../explain.ts';
+import { latency, type Measured } from '../lib.ts';
+import type { Scenario } from '../run.ts';
+
+/**
+ * Issue 4: GET /board over 100,000 tickets in 8 states (8 columns x 50 + totals), as the owner
+ * (sees everything) and as a member whose token is restricted to 6 of 10 projects; the next page
+ * of a column; GET /my for a member with 2,000 assigned tickets. Targets: board p50 < 40 ms,
+ * my p50 < 20 ms.
+ */
+export const board: Scenario = {
+  name: 'board',
+  needsBig: true,
+  async run(env) {
+    const big = env.big!;
+    const base = `${env.api}/api/w/${big.slug}`;
+    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+    const conn = 4;
+    const rows: Measured[] = [];
+    const run = async (name: string, url: string, token: string, connections = conn) => {
+      const m = await latency(`${name}, ${connections} conn`, url, { headers: auth(token), connections });
+      rows.push(m);
+      return m;
+    };
+    const first = (await (await fetch(`${base}/board`, { headers: auth(big.ownerToken) })).json()) as {
+      columns: { state: { id: string }; total: number; nextCursor: string | null }[];
+    };
+    const col = first.columns.find((c) => c.nextCursor)!;
+    const ownerBoard1 = await run('GET /board, owner (all 100,000)', `${base}/board`, big.ownerToken, 1);
+    const ownerBoard = await run('GET /board, owner (all 100,000)', `${base}/board`, big.ownerToken);
+    const restrictedBoard1 = await run('GET /board, member token on 6 projects', `${base}/board`, big.restrictedToken, 1);
+    const restrictedBoard = await run('GET /board, member token on 6 projects', `${base}/board`, big.restrictedToken);
+    const page2 = await run('GET /board/{stateId}, second page', `${base}/board/${col.state.id}?cursor=${col.nextCursor}`, big.ownerToken);
+    const my1 = await run('GET /my, member with 2,000 assigned', `${base}/my`, big.busyToken, 1);
+    const my = await run('GET /my, member with 2,000 assigned', `${base}/my`, big.busyToken);
+
+    const boardPlan = await explainOperation(env.dbUrl, big.ownerToken, (ctx) => getBoard(ctx, {}));
+    const myPlan = await explainOperation(env.dbUrl, big.busyToken, (ctx) => getMyWork(ctx));
+    const verdict = (m: Measured, p50: number) => `${m.name}: p50 ${m.p50.toFixed(2)} ms (target < ${p50}) ${m.p50 < p50 ? 'OK' : 'MISSED'}`;
+    return {
+      rows,
+      notes: [
+        `column totals ${first.columns.map((c) => c.total).join(', ')}`,
+        ...[ownerBoard1, ownerBoard, restrictedBoard1, restrictedBoard, page2].map((m) => verdict(m, 40)),
+        ...[my1, my].map((m) => verdict(m, 20)),
+        `EXPLAIN (ANALYZE) of GET /board as the owner — ${seqScanVerdict(boardPlan)}:\n${indent(boardPlan)}`,
+        `EXPLAIN (ANALYZE) of GET /my for the busy member — ${seqScanVerdict(myPlan)}:\n${indent(myPlan)}`,
+      ],
+    };
+  },
+};
+
+const indent = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');

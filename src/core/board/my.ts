@@ -1,0 +1,57 @@
+import type { Ctx } from '../ctx.ts';
+import type { Fragment, TicketSummary } from '../tickets/summary.ts';
+import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
+
+/** Each list of GET /my holds at most this many tickets. */
+export const MY_LIST_LIMIT = 50;
+
+/** Days ahead (today included) that count as "due soon": the same window as GET /tickets?due=week. */
+export const DUE_SOON_DAYS = 7;
+
+export interface MyWork {
+  assigned: TicketSummary[];
+  reported: TicketSummary[];
+  watching: TicketSummary[];
+  dueSoon: TicketSummary[];
+}
+
+/**
+ * GET /my: the caller's own lists (for an agent token, the agent's), archived tickets left out,
+ * visibility applied to every list, each capped at MY_LIST_LIMIT, all four in one statement
+ * (one summary rendering over the union of the four pages: a quarter of the planning).
+ * - assigned: open tickets assigned to the caller; priority, then due date (none last), then activity
+ * - reported: tickets the caller started (reporter), open or closed; most recent activity first
+ * - watching: tickets the caller is a viewer on; most recent activity first
+ * - dueSoon: open visible tickets overdue or due within DUE_SOON_DAYS days (the caller's today
+ *   included, in their timezone); earliest due date first, then priority, then activity
+ */
+export async function getMyWork(ctx: Ctx): Promise<MyWork> {
+  const { sql, principal: p } = ctx;
+  const me = p.identityId;
+  const limit = MY_LIST_LIMIT;
+  const recent: Fragment = sql`t.updated_at desc, t.id desc`;
+  const assigned = openStatesPageSql(ctx, {
+    where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
+    order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
+    limit,
+  });
+  const reported = pageRowsSql(ctx, { where: sql`t.reporter_id = ${me}::uuid and not t.archived`, order: recent, limit });
+  const watching = pageRowsSql(ctx, {
+    where: sql`t.id in (select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid) and not t.archived`,
+    order: recent,
+    limit,
+  });
+  const dueSoon = openStatesPageSql(ctx, {
+    where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
+               and t.due_date < ${todaySql(ctx)} + ${DUE_SOON_DAYS}::int`,
+    order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
+    limit,
+  });
+  const [row] = await sql<[MyWork]>`${summaryListsSql(ctx, [
+    ['assigned', assigned],
+    ['reported', reported],
+    ['watching', watching],
+    ['dueSoon', dueSoon],
+  ])}`;
+  return row;
+}
