@@ -31,7 +31,7 @@ const listRequest = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 
 describe('MCP over Streamable HTTP', () => {
   it('401 with WWW-Authenticate without a token, and for a bad one', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wt_' + 'x'.repeat(40) }]) {
+    for (const headers of [{}, { authorization: 'Bearer wt_' + 'x'.repeat(40) }] as Record<string, string>[]) {
       const res = await rpc(listRequest, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -116,6 +116,13 @@ describe('MCP over stdio (wt mcp)', () => {
     expect(tools.map((x) => x.name)).toContain('get_workflow');
     const r = await client.callTool({ name: 'get_workflow', arguments: {} });
     expect((r.structuredContent as any).priorities).toHaveLength(4);
+    // the allow-list's only project is the default; what stdio creates carries source "mcp"
+    const created = await client.callTool({ name: 'create_ticket', arguments: { title: 'Over stdio' } });
+    expect(created.isError).toBeFalsy();
+    const page = await app.call('GET', `/api/w/${ws.slug}/tickets/${(created.structuredContent as any).humanId}`, { token: t });
+    expect(page.body).toMatchObject({ source: 'mcp', project: { id: restricted.id }, reporter: { id: member.id } });
+    const found = await client.callTool({ name: 'search_tickets', arguments: { query: 'stdio' } });
+    expect((found.structuredContent as any).items.map((x: any) => x.title)).toEqual(['Over stdio']);
     await client.close();
   }, 30_000);
 });

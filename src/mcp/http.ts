@@ -50,7 +50,12 @@ export function mcpRoutes(deps: AppDeps) {
       (ctx.query.readonly as string | undefined) ?? (ctx.get('x-mcp-readonly') || undefined),
     );
     ctx.state.principal = principal;
-    const server = buildMcpServer((p) => ({ ...coreCtx(deps, ctx), principal: p }), principal, opts);
+    const server = buildMcpServer(
+      (p) => ({ ...coreCtx(deps, ctx), principal: p }),
+      principal,
+      opts,
+      (err, tool) => deps.log.error({ err, requestId: ctx.state.requestId, tool }, 'mcp tool failed'),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     const req = ctx.req as typeof ctx.req & { auth?: AuthInfo };

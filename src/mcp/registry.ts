@@ -1,6 +1,45 @@
 import type { ToolDef } from './tool.ts';
+import { getBoardColumnTool, getBoardTool, getMyWorkTool } from './tools/board.ts';
 import { listChangesTool } from './tools/changes.ts';
+import { addCommentTool, deleteCommentTool, editCommentTool, listCommentsTool } from './tools/comments.ts';
+import { getContextPackTool } from './tools/context.ts';
+import { getBankBalancesTool, listDocumentsTool } from './tools/documents.ts';
+import { addCodehostLinkTool, linkTicketsTool, removeCodehostLinkTool, setParentTool, unlinkTicketsTool } from './tools/relations.ts';
+import { getTicketTool, searchTicketsTool } from './tools/tickets-read.ts';
+import { createTicketTool, moveTicketTool, updateTicketTool } from './tools/tickets-write.ts';
+import { getTimeEntriesTool, listCategoriesTool, logTimeTool, updateTimeEntryTool } from './tools/time.ts';
 import { getWorkflowTool } from './tools/workflow.ts';
 
-/** Every MCP tool; each calls the same core operation as its REST twin. */
-export const allTools: ToolDef[] = [getWorkflowTool, listChangesTool];
+/**
+ * Every MCP tool; each calls the same core operation as its REST twin (get_context_pack and
+ * get_bank_balances have none: they exist for assistants). Session-only routes have no tool;
+ * nor do attachment upload and download (binary bodies), or document download (later issue).
+ */
+export const allTools: ToolDef[] = [
+  getContextPackTool,
+  searchTicketsTool,
+  getTicketTool,
+  createTicketTool,
+  updateTicketTool,
+  moveTicketTool,
+  addCommentTool,
+  listCommentsTool,
+  editCommentTool,
+  deleteCommentTool,
+  linkTicketsTool,
+  unlinkTicketsTool,
+  setParentTool,
+  addCodehostLinkTool,
+  removeCodehostLinkTool,
+  listChangesTool,
+  getBoardTool,
+  getBoardColumnTool,
+  getMyWorkTool,
+  logTimeTool,
+  updateTimeEntryTool,
+  getTimeEntriesTool,
+  listCategoriesTool,
+  listDocumentsTool,
+  getBankBalancesTool,
+  getWorkflowTool,
+];

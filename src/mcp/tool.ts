@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Principal } from '../core/auth/principal.ts';
+import { isClientRole, type Principal } from '../core/auth/principal.ts';
 import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { toAppError } from '../http/middleware/errors.ts';
@@ -16,6 +16,23 @@ export interface Surface {
   inbox: boolean;
   /** A token's allow-list: project arguments default to and are limited to these. */
   projectIds: readonly string[] | null;
+  /** A client user: tools for workspace users only (time) do not exist. */
+  client: boolean;
+}
+
+export function surfaceOf(p: Principal): Surface {
+  return {
+    principal: p,
+    canWrite: p.scopes.has('write'),
+    inbox: !p.projectIds && p.scopes.has('triage') && !isClientRole(p.role),
+    projectIds: p.projectIds,
+    client: isClientRole(p.role),
+  };
+}
+
+/** Everything about a surface that changes a tool's schema or presence: equal keys, equal tool lists. */
+export function surfaceKey(s: Surface): string {
+  return `${s.canWrite ? 'w' : 'r'}${s.inbox ? 'i' : '-'}${s.client ? 'c' : 's'}:${s.projectIds ? [...s.projectIds].sort().join(',') : '*'}`;
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -28,10 +45,16 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   writes: boolean;
   destructive?: boolean;
   idempotent?: boolean;
+  /** Whether the tool exists on this surface at all (besides scopes); default: always. */
+  available?: (surface: Surface) => boolean;
   /** The input schema for this connection's surface (arguments a token cannot use are left out). */
   input: (surface: Surface) => I;
   output: O;
+  /** Core error `details.field` -> this tool's argument name, where they differ (reported as `details.argument`). */
+  fields?: Record<string, string>;
   run: (ctx: Ctx, args: z.output<I>, surface: Surface) => Promise<z.input<O>>;
+  /** The text content for clients that read only text; default: the JSON of the structured content. */
+  text?: (out: z.output<O>) => string;
 }
 
 /** Keeps the generic types of one tool while collecting tools of different shapes in one list. */
@@ -40,24 +63,44 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
 }
 
 /** The contract's error, as a tool result: `isError` with the REST code, reason and details. */
-export function errorResult(e: AppError): CallToolResult {
-  const structured = { code: e.code, reason: e.reason ?? null, message: e.message, details: e.details ?? {} };
+export function errorResult(e: AppError, fields?: Record<string, string>): CallToolResult {
+  const details: Record<string, unknown> = { ...e.details };
+  const field = typeof details.field === 'string' ? details.field : null;
+  if (field && fields) {
+    const [head, ...rest] = field.split('.');
+    const argument = fields[head!];
+    if (argument) details.argument = [argument, ...rest].join('.');
+  }
+  const structured = { code: e.code, reason: e.reason ?? null, message: e.message, details };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
+
+/** Where a tool's unexpected failure (a bug: REST's 500) is reported; the caller only learns that it happened. */
+export type ToolErrorLog = (err: unknown, tool: string) => void;
 
 /**
  * Runs one tool call: validates the arguments with the tool's own schema (so a bad argument is an
  * `invalid` result like REST's 400, not a protocol error), calls the core, and returns the result
- * both as structuredContent and as its JSON text for clients that read only text.
+ * as structuredContent plus a text rendering for clients that read only text. An unexpected error
+ * is logged and answered as `internal`, without its message (which may quote SQL).
+ * `input` is the tool's schema for the surface when the caller already built it (server cache).
  */
-export async function runTool(tool: ToolDef, ctx: Ctx, surface: Surface, rawArgs: unknown): Promise<CallToolResult> {
+export async function runTool(
+  tool: ToolDef,
+  ctx: Ctx,
+  surface: Surface,
+  rawArgs: unknown,
+  input: z.ZodObject = tool.input(surface),
+  logError?: ToolErrorLog,
+): Promise<CallToolResult> {
   try {
-    const args = tool.input(surface).parse(rawArgs ?? {});
+    const args = input.parse(rawArgs ?? {});
     const out = tool.output.parse(await tool.run(ctx, args, surface)) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+    return { content: [{ type: 'text', text: tool.text ? tool.text(out) : JSON.stringify(out) }], structuredContent: out };
   } catch (err) {
     const e = toAppError(err);
-    if (e) return errorResult(e);
-    throw err;
+    if (e) return errorResult(e, tool.fields);
+    logError?.(err, tool.name);
+    return errorResult(new AppError('internal', 'Something went wrong; the error was logged.'));
   }
 }

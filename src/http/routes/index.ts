@@ -3,6 +3,7 @@ import type { AppDeps, AppState } from '../context.ts';
 import { boardRoutes } from './board.ts';
 import { changesRoutes } from './changes.ts';
 import { commentsRoutes } from './comments.ts';
+import { documentsRoutes } from './documents.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
 import { ticketsReadRoutes } from './tickets-read.ts';
 import { ticketsWriteRoutes } from './tickets-write.ts';
@@ -19,4 +20,5 @@ export const workspaceRouters: ((deps: AppDeps) => Router<AppState>)[] = [
   timeRoutes,
   changesRoutes,
   boardRoutes,
+  documentsRoutes,
 ];

@@ -6,7 +6,7 @@ export const listChangesTool = defineTool({
   name: 'list_changes',
   title: 'List changes',
   description:
-    'What changed since you last looked, in commit order: one entry per ticket change (kind is a timeline event kind, or "gone" when a ticket left your sight). Call with after=0 first, then pass the returned nextAfter; when pollAfterSeconds is 0 there is more to read now.',
+    'Ticket changes in commit order (kind: timeline event kind, or "gone" when a ticket left your sight). Start with after=0, then pass nextAfter; pollAfterSeconds 0 means more to read now.',
   toolset: 'tickets',
   writes: false,
   idempotent: true,

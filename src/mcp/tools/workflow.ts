@@ -8,7 +8,7 @@ export const getWorkflowTool = defineTool({
   name: 'get_workflow',
   title: 'Get workflow',
   description:
-    'The workspace vocabulary: workflow states (in board order, with category open/closed and which is the default and the customer-resolve state), ticket kinds, priorities (position 0 is most urgent) and labels. Other tools accept these by id, key or name.',
+    'The workspace vocabulary: states (board order, open/closed, default, customer-resolve), kinds, priorities (position 0 most urgent) and labels. Tools accept them by id, key or name.',
   toolset: 'workflow',
   writes: false,
   idempotent: true,

@@ -1,0 +1,46 @@
+import { isClientRole } from '../auth/principal.ts';
+import type { Ctx } from '../ctx.ts';
+import { ambiguousName, fold, isUuid, MAX_CHOICES, unknownName } from './common.ts';
+
+interface Person {
+  id: string;
+  name: string;
+  email: string | null;
+}
+
+/**
+ * A person of the workspace by id, email or exact name (case-insensitive), or `me` -> identity id.
+ * Ids pass through (the operation checks them). An unknown email or name is 400 `unknown_person`;
+ * a name two people share is 400 `ambiguous_person` listing them. Choices list workspace users
+ * (never client people) and only to workspace users: a client user does not learn who works here.
+ */
+export async function resolvePersonId(ctx: Ctx, value: string, field: string): Promise<string> {
+  const p = ctx.principal;
+  if (fold(value) === 'me') return p.identityId;
+  if (isUuid(value)) return value.toLowerCase();
+  const { sql } = ctx;
+  const v = fold(value);
+  const byEmail = v.includes('@');
+  const hits = await sql<Person[]>`
+    select i.id, i.name, i.email from memberships m join identities i on i.id = m.identity_id
+    where m.workspace_id = ${p.workspaceId} and ${byEmail ? sql`lower(i.email) = ${v}` : sql`lower(regexp_replace(trim(i.name), '\\s+', ' ', 'g')) = ${v}`}
+    order by i.name, i.id
+    limit ${MAX_CHOICES}`;
+  if (hits.length === 1) return hits[0]!.id;
+  if (hits.length > 1) throw ambiguousName('ambiguous_person', field, value, hits);
+  throw unknownName('unknown_person', field, value, isClientRole(p.role) ? [] : await staffChoices(ctx));
+}
+
+/** Several people (mentions), in order. */
+export async function resolvePersonIds(ctx: Ctx, values: readonly string[], field: string): Promise<string[]> {
+  return Promise.all(values.map((v, i) => resolvePersonId(ctx, v, `${field}.${i}`)));
+}
+
+async function staffChoices(ctx: Ctx): Promise<Person[]> {
+  const { sql, principal: p } = ctx;
+  return sql<Person[]>`
+    select i.id, i.name, i.email from memberships m join identities i on i.id = m.identity_id
+    where m.workspace_id = ${p.workspaceId} and m.role in ('owner', 'admin', 'member', 'agent')
+    order by i.name, i.id
+    limit ${MAX_CHOICES + 1}`;
+}

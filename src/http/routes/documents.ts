@@ -1,0 +1,15 @@
+import { Router } from '@koa/router';
+import { listDocuments } from '../../core/documents/list.ts';
+import { coreCtx, type AppDeps, type AppState } from '../context.ts';
+import { authenticate } from '../middleware/auth.ts';
+
+/** Routes for client timesheet documents (issue 6): the list; downloads come with rendering. */
+export function documentsRoutes(deps: AppDeps) {
+  const r = new Router<AppState>();
+  const read = authenticate(deps, 'read');
+
+  r.get('/documents', read, async (ctx) => {
+    ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
+  });
+  return r;
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import type { Ctx } from '../core/ctx.ts';
+import { resolvePersonId } from '../core/resolve/people.ts';
+import { resolveClientId, resolveProjectId } from '../core/resolve/projects.ts';
+import { resolveLabelIds, resolveWorkflowIds } from '../core/resolve/workflow.ts';
+import type { Surface } from './tool.ts';
+
+/**
+ * Tool arguments shared by several tools. They accept what a person would type (names, keys,
+ * emails, human ids); the tool resolves them (src/core/resolve) and hands the core operation the
+ * same input its REST twin receives, so every rule and every error stays the core's.
+ * Dates and ids are loose strings here: the core validates them exactly.
+ */
+
+export const ticketArg = (what = 'Ticket') => z.string().describe(`${what}: human id (WEB-12) or id.`);
+export const personArg = (what: string) => z.string().describe(`${what}: email, id, name or "me".`);
+export const dateArg = (what: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .describe(`${what}, YYYY-MM-DD.`);
+export const namesArg = (what: string) => z.array(z.string()).max(20).describe(what);
+export const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
+const nonEmpty = (l: string[] | undefined) => (l && l.length > 0 ? l : undefined);
+
+/** MCP lists default to a short page (REST: 50) so a result stays small; the range and cursor are REST's. */
+export const DEFAULT_PAGE = 20;
+export const limitArg = (what = 'Page size', def = DEFAULT_PAGE, max = 50) => z.number().int().min(1).max(max).default(def).describe(what);
+
+/**
+ * A project argument. With a token's allow-list it is one of those project ids (defaulting to the
+ * only one when there is just one); otherwise a project id or key.
+ */
+export function projectArg(surface: Surface, what: string) {
+  const ids = surface.projectIds;
+  if (ids && ids.length > 0) {
+    const e = z.enum(ids as [string, ...string[]]).describe(`${what}: one of this token's projects (id).`);
+    return ids.length === 1 ? e.default(ids[0]!) : e;
+  }
+  return z.string().describe(`${what}: id or key (WEB).`);
+}
+
+/** The ticket filters of search_tickets and the board tools (GET /tickets's, by name). */
+export function filterArgs(surface: Surface) {
+  return {
+    query: z.string().max(200).optional().describe('Full-text search, or a human id.'),
+    project: projectArg(surface, 'Project').optional(),
+    ...(surface.inbox ? { queue: z.literal('inbox').optional().describe('Only unrouted Inbox tickets.') } : {}),
+    states: namesArg('States (id, key or name)').optional(),
+    stateCategory: z.enum(['open', 'closed']).optional().describe('State category.'),
+    kinds: namesArg('Kinds').optional(),
+    priorities: namesArg('Priorities').optional(),
+    labels: namesArg('Labels').optional(),
+    assignee: personArg('Assignee ("none": unassigned)').optional(),
+    reporter: personArg('Reporter').optional(),
+    viewer: personArg('Viewer').optional(),
+    billingClient: z.string().optional().describe('Client id, code or name; "none": internal.'),
+    billingPolicy: z.string().max(60).optional().describe('paid, free or bank:<id>.'),
+    due: z.enum(['overdue', 'week', 'none']).optional().describe('week: due in 7 days.'),
+  };
+}
+
+export type FilterArgs = {
+  query?: string | undefined;
+  project?: string | undefined;
+  queue?: 'inbox' | undefined;
+  states?: string[] | undefined;
+  stateCategory?: 'open' | 'closed' | undefined;
+  kinds?: string[] | undefined;
+  priorities?: string[] | undefined;
+  labels?: string[] | undefined;
+  assignee?: string | undefined;
+  reporter?: string | undefined;
+  viewer?: string | undefined;
+  billingClient?: string | undefined;
+  billingPolicy?: string | undefined;
+  due?: 'overdue' | 'week' | 'none' | undefined;
+};
+
+/** Core error fields of the ticket filters -> the filter argument names. */
+export const FILTER_FIELDS: Record<string, string> = {
+  q: 'query',
+  projectId: 'project',
+  stateIds: 'states',
+  kindIds: 'kinds',
+  priorityIds: 'priorities',
+  labelIds: 'labels',
+  assigneeId: 'assignee',
+  reporterId: 'reporter',
+  viewerId: 'viewer',
+  billingClientId: 'billingClient',
+};
+
+const personFilter = (ctx: Ctx, v: string | undefined, field: string) =>
+  v === undefined ? undefined : v.trim().toLowerCase() === 'none' ? 'none' : resolvePersonId(ctx, v, field);
+
+/**
+ * The filters as GET /tickets's query string (comma-separated ids), names resolved. Values are
+ * strings exactly as a REST client would send them, so the core's own query schema checks them.
+ */
+export async function filterQuery(ctx: Ctx, a: FilterArgs): Promise<Record<string, string | undefined>> {
+  const list = (ids: string[] | undefined) => (ids ? ids.join(',') : undefined);
+  const [states, kinds, priorities, labels, assignee, reporter, viewer, billingClient, project] = await Promise.all([
+    nonEmpty(a.states) && resolveWorkflowIds(ctx, 'states', a.states!, 'states'),
+    nonEmpty(a.kinds) && resolveWorkflowIds(ctx, 'kinds', a.kinds!, 'kinds'),
+    nonEmpty(a.priorities) && resolveWorkflowIds(ctx, 'priorities', a.priorities!, 'priorities'),
+    nonEmpty(a.labels) && resolveLabelIds(ctx, a.labels!, 'labels'),
+    personFilter(ctx, a.assignee, 'assignee'),
+    personFilter(ctx, a.reporter, 'reporter'),
+    personFilter(ctx, a.viewer, 'viewer'),
+    a.billingClient === undefined ? undefined : resolveClientId(ctx, a.billingClient, 'billingClient', { allowNone: true }),
+    a.project === undefined ? undefined : resolveProjectId(ctx, a.project, 'project'),
+  ]);
+  return {
+    q: a.query,
+    projectId: project,
+    queue: a.queue,
+    stateIds: list(states),
+    kindIds: list(kinds),
+    priorityIds: list(priorities),
+    labelIds: list(labels),
+    stateCategory: a.stateCategory,
+    assigneeId: assignee,
+    reporterId: reporter,
+    viewerId: viewer,
+    billingClientId: billingClient,
+    billingPolicy: a.billingPolicy,
+    due: a.due,
+  };
+}
+
+/** Drops undefined entries (a query string has no "undefined" values). */
+export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { deleteComment, editComment } from '../../core/comments/change.ts';
+import { createComment } from '../../core/comments/create.ts';
+import { listComments } from '../../core/comments/list.ts';
+import type { Comment } from '../../core/comments/present.ts';
+import { resolvePersonIds } from '../../core/resolve/people.ts';
+import type { Ctx } from '../../core/ctx.ts';
+import { parseUuid } from '../../core/validation.ts';
+import { cursorArg, defined, limitArg, ticketArg } from '../args.ts';
+import { ok } from '../shapes.ts';
+import { defineTool } from '../tool.ts';
+
+const FIELDS = { ref: 'ticket', commentId: 'comment' };
+
+const comment = z.object({
+  id: z.string(),
+  author: z.string().nullable(),
+  audience: z.string(),
+  body: z.string(),
+  source: z.string(),
+  createdAt: z.string(),
+  edited: z.boolean(),
+});
+
+const commentOf = (c: Comment): z.input<typeof comment> => ({
+  id: c.id,
+  author: c.author?.name ?? null,
+  audience: c.audience,
+  body: c.body,
+  source: c.source,
+  createdAt: c.createdAt,
+  edited: c.edited,
+});
+
+const audienceArg = z.enum(['internal', 'client']).describe('internal: staff only; client: also client people.');
+const mentionsArg = z.array(z.string()).max(20).describe('People to mention; client people mentioned in a client comment become viewers.');
+
+const mentionIds = (ctx: Ctx, mentions: string[] | undefined) => (mentions ? resolvePersonIds(ctx, mentions, 'mentions') : undefined);
+
+export const addCommentTool = defineTool({
+  name: 'add_comment',
+  title: 'Add comment',
+  description: 'Comment on a ticket in Markdown. Default audience: internal for workspace users, client for client users. Returns the comment.',
+  toolset: 'tickets',
+  writes: true,
+  input: () =>
+    z.object({
+      ticket: ticketArg(),
+      body: z.string().min(1).max(50_000).describe('Markdown.'),
+      audience: audienceArg.optional(),
+      mentions: mentionsArg.optional(),
+    }),
+  output: comment,
+  fields: FIELDS,
+  run: async (ctx, a) =>
+    commentOf(await createComment(ctx, a.ticket, defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }))),
+});
+
+export const listCommentsTool = defineTool({
+  name: 'list_comments',
+  title: 'List comments',
+  description: 'The comments of a ticket you may read, oldest first, in full; page with nextCursor.',
+  toolset: 'tickets',
+  writes: false,
+  idempotent: true,
+  input: () => z.object({ ticket: ticketArg(), cursor: cursorArg, limit: limitArg() }),
+  output: z.object({ items: z.array(comment), nextCursor: z.string().nullable() }),
+  fields: FIELDS,
+  run: async (ctx, a) => {
+    const page = await listComments(ctx, a.ticket, defined({ cursor: a.cursor, limit: a.limit }));
+    return { items: page.items.map(commentOf), nextCursor: page.nextCursor };
+  },
+});
+
+export const editCommentTool = defineTool({
+  name: 'edit_comment',
+  title: 'Edit comment',
+  description: 'Change the body or audience of your own comment.',
+  toolset: 'tickets',
+  writes: true,
+  idempotent: true,
+  input: () =>
+    z.object({
+      ticket: ticketArg(),
+      comment: z.string().describe('Comment id.'),
+      body: z.string().min(1).max(50_000).optional().describe('New Markdown.'),
+      audience: audienceArg.optional(),
+      mentions: mentionsArg.optional(),
+    }),
+  output: comment,
+  fields: FIELDS,
+  run: async (ctx, a) =>
+    commentOf(
+      await editComment(
+        ctx,
+        a.ticket,
+        parseUuid(a.comment, 'commentId'),
+        defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }),
+      ),
+    ),
+});
+
+export const deleteCommentTool = defineTool({
+  name: 'delete_comment',
+  title: 'Delete comment',
+  description: 'Delete a comment: your own, or any as owner/admin. Its attachments go with it.',
+  toolset: 'tickets',
+  writes: true,
+  destructive: true,
+  idempotent: true,
+  input: () => z.object({ ticket: ticketArg(), comment: z.string().describe('Comment id.') }),
+  output: ok,
+  fields: FIELDS,
+  run: (ctx, a) => deleteComment(ctx, a.ticket, parseUuid(a.comment, 'commentId')),
+});

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { getTicketPage, type TicketPage } from '../../core/tickets/get.ts';
+import { listTickets } from '../../core/tickets/list.ts';
+import { cursorArg, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
+import { compact, ticketList, ticketListText } from '../shapes.ts';
+import { defineTool } from '../tool.ts';
+
+export const searchTicketsTool = defineTool({
+  name: 'search_tickets',
+  title: 'Search tickets',
+  description:
+    'Find tickets by full text and filters (names or ids), most recently updated first. Compact summaries; page with nextCursor (default 20, max 50). get_ticket shows one in full.',
+  toolset: 'tickets',
+  writes: false,
+  idempotent: true,
+  input: (s) =>
+    z.object({
+      ...filterArgs(s),
+      archived: z.boolean().optional().describe('true: archived tickets only.'),
+      cursor: cursorArg,
+      limit: limitArg(),
+    }),
+  output: ticketList,
+  fields: FILTER_FIELDS,
+  run: async (ctx, a) => {
+    const query = defined({
+      ...(await filterQuery(ctx, a as FilterArgs)),
+      archived: a.archived === undefined ? undefined : String(a.archived),
+      cursor: a.cursor,
+      limit: String(a.limit),
+    });
+    const list = await listTickets(ctx, query);
+    return { items: list.items.map(compact), nextCursor: list.nextCursor };
+  },
+  text: ticketListText,
+});
+
+/** Comments shown by default: the latest few, each cut to a readable length. */
+export const DEFAULT_COMMENTS = 3;
+export const TRIMMED_BODY = 500;
+
+const ref = z.object({ id: z.string(), humanId: z.string(), title: z.string(), state: z.string() });
+/** `direction` on duplicates only: outgoing = this ticket duplicates the other. */
+const linkRef = ref.extend({ linkId: z.string(), direction: z.enum(['outgoing', 'incoming']).optional() });
+
+/** A ticket in full, with names where the REST page nests objects: every name is valid input to the other tools. */
+const ticketDetail = z.object({
+  id: z.string(),
+  humanId: z.string(),
+  title: z.string(),
+  description: z.string(),
+  state: z.string(),
+  stateCategory: z.enum(['open', 'closed']),
+  kind: z.string(),
+  priority: z.string(),
+  project: z.string().nullable().describe('Project key; null: the Inbox'),
+  assignee: z.string().nullable(),
+  reporter: z.string().nullable(),
+  billingClient: z.string().nullable(),
+  labels: z.array(z.string()),
+  dueDate: z.string().nullable(),
+  startDate: z.string().nullable(),
+  estimateMinutes: z.number().nullable(),
+  source: z.string(),
+  archived: z.boolean(),
+  closedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  viewers: z.array(z.string()),
+  links: z.object({
+    parent: ref.nullable(),
+    children: z.array(ref),
+    blocks: z.array(linkRef),
+    blockedBy: z.array(linkRef),
+    relates: z.array(linkRef),
+    duplicates: z.array(linkRef),
+  }),
+  billing: z.record(z.string(), z.unknown()).optional(),
+  time: z.record(z.string(), z.number()).nullable(),
+  codehost: z.array(z.object({ id: z.string(), repo: z.string(), sha: z.string().nullable(), pr: z.number().nullable(), url: z.string() })),
+  attachments: z.array(z.object({ id: z.string(), filename: z.string(), size: z.number() })),
+  permissions: z.record(z.string(), z.unknown()),
+  commentCount: z.number(),
+  comments: z.array(z.object({ id: z.string(), author: z.string().nullable(), audience: z.string(), body: z.string(), createdAt: z.string() })),
+  commentsOmitted: z.number(),
+  events: z.array(z.object({ kind: z.string(), actor: z.string().nullable(), payload: z.record(z.string(), z.unknown()), createdAt: z.string() })).optional(),
+});
+
+type Include = 'events' | 'comments';
+
+const refOf = (r: { id: string; humanId: string; title: string; state: { name: string } }) => ({
+  id: r.id,
+  humanId: r.humanId,
+  title: r.title,
+  state: r.state.name,
+});
+
+/** The TicketPage made compact: names instead of nested objects where lists repeat them, no HTML, comments trimmed unless asked. */
+export function ticketDetailOf(page: TicketPage, include: readonly Include[]): z.input<typeof ticketDetail> {
+  const all = include.includes('comments');
+  const comments = all ? page.comments : page.comments.slice(-DEFAULT_COMMENTS);
+  const l = page.links;
+  return {
+    id: page.id,
+    humanId: page.humanId,
+    title: page.title,
+    description: page.description,
+    state: page.state.name,
+    stateCategory: page.state.category,
+    kind: page.kind.name,
+    priority: page.priority.name,
+    project: page.project?.key ?? null,
+    assignee: page.assignee?.name ?? null,
+    reporter: page.reporter?.name ?? null,
+    billingClient: page.billingClient?.name ?? null,
+    labels: page.labels.map((l) => l.name),
+    dueDate: page.dueDate,
+    startDate: page.startDate,
+    estimateMinutes: page.estimateMinutes,
+    source: page.source,
+    archived: page.archived,
+    closedAt: page.closedAt,
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+    viewers: page.viewers.map((v) => v.name),
+    links: {
+      parent: l.parent ? refOf(l.parent) : null,
+      children: l.children.map(refOf),
+      blocks: l.blocks.map((x) => ({ ...refOf(x), linkId: x.linkId })),
+      blockedBy: l.blockedBy.map((x) => ({ ...refOf(x), linkId: x.linkId })),
+      relates: l.relates.map((x) => ({ ...refOf(x), linkId: x.linkId })),
+      duplicates: l.duplicates.map((x) => ({ ...refOf(x), linkId: x.linkId, direction: x.direction })),
+    },
+    ...(page.billing ? { billing: { ...page.billing } } : {}),
+    time: page.time ? { ...page.time } : null,
+    codehost: page.codehost.map(({ id, repo, sha, pr, url }) => ({ id, repo, sha, pr, url })),
+    attachments: page.attachments.map(({ id, filename, size }) => ({ id, filename, size })),
+    permissions: { ...page.permissions },
+    commentCount: page.commentCount,
+    comments: comments.map((c) => ({
+      id: c.id,
+      author: c.author?.name ?? null,
+      audience: c.audience,
+      body: all || c.body.length <= TRIMMED_BODY ? c.body : `${c.body.slice(0, TRIMMED_BODY)}…`,
+      createdAt: c.createdAt,
+    })),
+    commentsOmitted: page.comments.length - comments.length,
+    ...(include.includes('events')
+      ? { events: page.events.map((e) => ({ kind: e.kind, actor: e.actor?.name ?? null, payload: e.payload, createdAt: e.createdAt })) }
+      : {}),
+  };
+}
+
+export const getTicketTool = defineTool({
+  name: 'get_ticket',
+  title: 'Get ticket',
+  description:
+    'One ticket in full: description, people, links (with linkIds), time, code-host links, your permissions, latest comments trimmed. include "comments" for all in full, "events" for the timeline.',
+  toolset: 'tickets',
+  writes: false,
+  idempotent: true,
+  input: () =>
+    z.object({
+      ticket: ticketArg(),
+      include: z
+        .array(z.enum(['events', 'comments']))
+        .max(2)
+        .default([])
+        .describe('Extra sections.'),
+    }),
+  output: ticketDetail,
+  fields: { ref: 'ticket' },
+  run: async (ctx, a) => ticketDetailOf(await getTicketPage(ctx, a.ticket), a.include),
+});

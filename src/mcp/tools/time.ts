@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { resolvePersonId } from '../../core/resolve/people.ts';
+import { resolveTicketUuid } from '../../core/resolve/tickets.ts';
+import { listCategories } from '../../core/time/categories.ts';
+import { editTime } from '../../core/time/edit.ts';
+import { listTime } from '../../core/time/list.ts';
+import { logTime } from '../../core/time/log.ts';
+import { parseUuid } from '../../core/validation.ts';
+import { dateArg, defined, personArg, ticketArg } from '../args.ts';
+import { defineTool, type Surface } from '../tool.ts';
+
+/** Every time operation refuses client users: the tools do not exist for them. */
+const staffOnly = (s: Surface) => !s.client;
+
+const clockArg = z.string().nullable().describe('Start time HH:MM (your timezone).');
+const noteArg = z.string().max(10_000).nullable().describe('Internal note, never shown to clients.');
+const idResult = z.object({ id: z.string() });
+
+export const logTimeTool = defineTool({
+  name: 'log_time',
+  title: 'Log time',
+  description: 'Log minutes you worked on a ticket (in a project) on a date. Entries are always yours. Returns the entry id.',
+  toolset: 'time',
+  writes: true,
+  available: staffOnly,
+  input: () =>
+    z.object({
+      ticket: ticketArg(),
+      spentOn: dateArg('Date of the work'),
+      minutes: z.number().int().min(1).max(1440).describe('Whole minutes worked.'),
+      startedAt: clockArg.optional(),
+      note: noteArg.optional(),
+      billable: z.boolean().optional().describe('Default true.'),
+    }),
+  output: idResult,
+  fields: { ticketId: 'ticket' },
+  run: async (ctx, a) =>
+    logTime(
+      ctx,
+      defined({
+        ticketId: await resolveTicketUuid(ctx, a.ticket, 'ticket'),
+        spentOn: a.spentOn,
+        minutes: a.minutes,
+        startedAt: a.startedAt,
+        note: a.note,
+        billable: a.billable,
+      }),
+    ),
+});
+
+export const updateTimeEntryTool = defineTool({
+  name: 'update_time_entry',
+  title: 'Update time entry',
+  description: "Change your time entry (owner/admin: anyone's) in an open period: date, start, minutes, note, billable. Billed entries never change.",
+  toolset: 'time',
+  writes: true,
+  idempotent: true,
+  available: staffOnly,
+  input: () =>
+    z.object({
+      entryId: z.string().describe('Time entry id.'),
+      spentOn: dateArg('New date').optional(),
+      startedAt: clockArg.optional(),
+      minutes: z.number().int().min(-1440).max(1440).optional().describe('Non-zero; negative only on a correction.'),
+      note: noteArg.optional(),
+      billable: z.boolean().optional().describe('Billable to the client.'),
+    }),
+  output: idResult,
+  run: (ctx, a) =>
+    editTime(
+      ctx,
+      parseUuid(a.entryId, 'entryId'),
+      defined({ spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable }),
+    ),
+});
+
+const entry = z.object({
+  id: z.string(),
+  ticketRef: z.string(),
+  title: z.string(),
+  spentOn: z.string(),
+  startedAt: z.string().nullable(),
+  minutes: z.number(),
+  billable: z.boolean(),
+  billed: z.boolean(),
+  note: z.string().nullable(),
+  correctsEntryId: z.string().nullable(),
+  closed: z.boolean().describe('Its period is closed'),
+});
+
+export const getTimeEntriesTool = defineTool({
+  name: 'get_time_entries',
+  title: 'Get time entries',
+  description: 'Time entries of one person (default you; others need owner/admin) between two dates (at most 366 days), oldest first, with the total.',
+  toolset: 'time',
+  writes: false,
+  idempotent: true,
+  available: staffOnly,
+  input: () =>
+    z.object({
+      from: dateArg('First day'),
+      to: dateArg('Last day (inclusive)'),
+      user: personArg('Whose entries').optional(),
+      ticket: ticketArg('Only this ticket').optional(),
+    }),
+  output: z.object({
+    userId: z.string(),
+    timezone: z.string(),
+    expectedWeekMinutes: z.number().nullable(),
+    totalMinutes: z.number(),
+    entries: z.array(entry),
+  }),
+  fields: { userId: 'user', ticketId: 'ticket' },
+  run: async (ctx, a) => {
+    const [userId, ticketId] = await Promise.all([
+      a.user === undefined ? undefined : resolvePersonId(ctx, a.user, 'user'),
+      a.ticket === undefined ? undefined : resolveTicketUuid(ctx, a.ticket, 'ticket'),
+    ]);
+    const week = await listTime(ctx, defined({ from: a.from, to: a.to, userId, ticketId }));
+    return {
+      userId: week.userId,
+      timezone: week.timezone,
+      expectedWeekMinutes: week.expectedWeekMinutes,
+      totalMinutes: week.entries.reduce((sum, e) => sum + e.minutes, 0),
+      entries: week.entries.map((e) => ({
+        id: e.id,
+        ticketRef: e.ticketRef,
+        title: e.title,
+        spentOn: e.spentOn,
+        startedAt: e.startedAt,
+        minutes: e.minutes,
+        billable: e.billable,
+        billed: e.billed,
+        note: e.note,
+        correctsEntryId: e.correctsEntryId,
+        closed: e.closedAt !== null,
+      })),
+    };
+  },
+});
+
+export const listCategoriesTool = defineTool({
+  name: 'list_categories',
+  title: 'List consultant categories',
+  description: 'The consultant categories people bill as (e.g. "Senior developer").',
+  toolset: 'time',
+  writes: false,
+  idempotent: true,
+  available: staffOnly,
+  input: () => z.object({}),
+  output: z.object({ categories: z.array(z.object({ id: z.string(), name: z.string() })) }),
+  run: (ctx) => listCategories(ctx),
+});
