@@ -37,6 +37,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     closers.push(
       () => new Promise<void>((resolve) => server.close(() => resolve())),
       () => verifier.close(),
+      () => stopCaches(caches),
     );
   }
   if (role !== 'web' && config.WORKER === 'on') {
