@@ -13,6 +13,8 @@ import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
 import { board } from './scenarios/board.ts';
 import { tickets } from './scenarios/tickets.ts';
 import { time } from './scenarios/time.ts';
+import { mcp } from './scenarios/mcp.ts';
+import { changes } from './scenarios/changes.ts';
 import { workflow } from './scenarios/workflow.ts';
 
 export interface BenchEnv {
@@ -32,7 +34,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect.ts';
+import { ChangeMarks } from './changes/marks.ts';
 
 /**
  * A per-process cache of one value per workspace, dropped at once on every process when
@@ -40,14 +41,18 @@ export class WorkspaceCache<T> {
 /** The caches a process keeps; absent (no caching) for one-off commands. */
 export interface Caches {
   workflow: WorkspaceCache<unknown>;
+  changeMarks: ChangeMarks;
 }
 
 export async function startCaches(sql: Db): Promise<Caches> {
   const workflow = new WorkspaceCache<unknown>('wt_workflow_changed', 60_000);
   await workflow.listen(sql);
-  return { workflow };
+  const changeMarks = new ChangeMarks();
+  await changeMarks.listen(sql);
+  return { workflow, changeMarks };
 }
 
 export async function stopCaches(c: Caches): Promise<void> {
   await c.workflow.close();
+  await c.changeMarks.close();
 }

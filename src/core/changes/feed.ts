@@ -34,6 +34,8 @@ export const IDLE_POLL_SECONDS = 5;
 export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
   const q = changesQuery.parse(raw);
   const { sql, principal: p } = ctx;
+  // A caught-up poller (the common case) is answered from memory.
+  if (ctx.caches?.changeMarks.caughtUp(p.workspaceId, q.after)) return { changes: [], nextAfter: q.after, pollAfterSeconds: IDLE_POLL_SECONDS };
   // Whether the caller could see the ticket in the state recorded on a change row (its state just before that change).
   const visibleBefore = (alias: string) => sql`(not ${sql(alias)}.prior_archived and exists (
     select 1 from (select ${sql(alias)}.ticket_id as id, ${sql(alias)}.workspace_id, ${sql(alias)}.prior_project_id as project_id,
@@ -60,6 +62,7 @@ export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
     )
     select (select coalesce(max(seq), 0) from ticket_changes where workspace_id = ${p.workspaceId} and seq is not null) as mark,
            coalesce((select json_agg(page order by page.seq) from page), '[]') as changes`;
+  ctx.caches?.changeMarks.observe(p.workspaceId, Number(row.mark));
   const changes = row.changes.map((c) => ({ seq: Number(c.seq), ticketId: c.ticketId, humanId: c.humanId, kind: c.kind, at: new Date(c.at).toISOString() }));
   const full = changes.length === q.limit;
   // Caught up: skip past invisible changes too, so the next poll starts at the high-water mark.

@@ -2,12 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import { renderMarkdown } from '../tickets/markdown.ts';
 import type { Audience } from '../tickets/permissions.ts';
 
-/** An author or uploader: the contract's person shape (as for assignee and reporter). */
-export interface PersonRef {
-  id: string;
-  name: string;
-  clientName: string | null;
-}
+import type { PersonRef } from '../tickets/summary.ts';
 
 /** A comment as the API shows it. `edited` is true once the body or audience changed after posting. */
 export interface Comment {

@@ -7,8 +7,11 @@ import { loadTicket, type TicketFacts } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
 import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql } from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
-import { canRemoveViewer, ticketPermissions, type Audience, type TicketPermissions } from './permissions.ts';
-import { summaryJoins, summaryJson, type PersonRef, type TicketSummary } from './summary.ts';
+import { canRemoveViewer, ticketPermissions, type TicketPermissions } from './permissions.ts';
+import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
+import type { Attachment } from '../attachments/present.ts';
+import type { CodehostLink } from '../codehost/present.ts';
+import type { Comment } from '../comments/present.ts';
 
 export interface TicketRefSummary {
   id: string;
@@ -54,45 +57,12 @@ export interface TicketBilling {
   rollupEstimateMinutes: number | null;
 }
 
-export interface Comment {
-  id: string;
-  body: string;
-  bodyHtml: string;
-  audience: Audience;
-  author: PersonRef | null;
-  source: 'ui' | 'email' | 'api' | 'mcp' | 'codehost';
-  createdAt: string;
-  updatedAt: string;
-  edited: boolean;
-}
-
 export interface TicketEvent {
   id: string;
   kind: string;
   actor: { id: string; name: string } | null;
   subject: string | null;
   payload: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface Attachment {
-  id: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  inline: boolean;
-  audience: Audience;
-  commentId: string | null;
-  uploadedBy: { id: string; name: string } | null;
-  createdAt: string;
-}
-
-export interface CodehostLink {
-  id: string;
-  repo: string;
-  sha: string | null;
-  pr: number | null;
-  url: string;
   createdAt: string;
 }
 

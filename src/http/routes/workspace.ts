@@ -3,6 +3,7 @@ import { createToken, listTokens, revokeToken } from '../../core/auth/tokens.ts'
 import { parseUuid } from '../../core/validation.ts';
 import { getWorkflow } from '../../core/workflow/get.ts';
 import { coreCtx, type AppDeps, type AppState } from '../context.ts';
+import { cachedJson } from '../json.ts';
 import { authenticate } from '../middleware/auth.ts';
 
 /** Workspace-level routes: workflow (token read) and token management (session only). */
@@ -12,7 +13,8 @@ export function workspaceRoutes(deps: AppDeps) {
   const session = authenticate(deps, 'session');
 
   r.get('/workflow', read, async (ctx) => {
-    ctx.body = await getWorkflow(coreCtx(deps, ctx));
+    ctx.type = 'application/json';
+    ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));
   });
   r.get('/tokens', session, async (ctx) => {
     ctx.body = await listTokens(coreCtx(deps, ctx));
