@@ -109,14 +109,24 @@ describe('PATCH /tickets/{ref}: permissions', () => {
     const clientToken = (await makeToken(app.db.sql, ws, clientUser)).token;
     for (const [field, value] of [
       ['priorityId', wf.priorities.high],
-      ['kindId', wf.kinds.bug],
       ['labelIds', []],
-      ['assigneeId', null],
-      ['billingClientId', acme.id],
-      ['billingPolicy', 'free'],
       ['estimateMinutes', 10],
     ] as const) {
       const res = await refused(t.id, { title: 'fine', [field]: value }, 403, 'forbidden', 'field_forbidden', { token: clientToken });
+      expect(res.body.error.details.field).toBe(field);
+    }
+  });
+
+  it('403 assign_forbidden, billing_fields_forbidden and kind_forbidden for a client user who may edit the ticket', async () => {
+    const t = await newTicket({ reporterId: clientUser.id });
+    const clientToken = (await makeToken(app.db.sql, ws, clientUser)).token;
+    for (const [field, value, reason] of [
+      ['assigneeId', null, 'assign_forbidden'],
+      ['billingClientId', acme.id, 'billing_fields_forbidden'],
+      ['billingPolicy', 'free', 'billing_fields_forbidden'],
+      ['kindId', wf.kinds.bug, 'kind_forbidden'],
+    ] as const) {
+      const res = await refused(t.id, { title: 'fine', [field]: value }, 403, 'forbidden', reason, { token: clientToken });
       expect(res.body.error.details.field).toBe(field);
     }
   });
@@ -148,7 +158,7 @@ describe('PATCH /tickets/{ref}: permissions', () => {
     await refused(t.id, { title: 'x' }, 409, 'conflict', 'restore_first');
   });
 
-  it('assign_forbidden and kind_forbidden: reasons of the check itself (no role has edit without them today)', () => {
+  it('assign_forbidden and kind_forbidden: the check itself, for a workspace user without those rights', () => {
     const principal = { role: 'member' } as Principal;
     const perms = { edit: true, changeAssignee: false, setBilling: true, changeKind: false } as TicketPermissions;
     const open = { archived: false };

@@ -88,22 +88,22 @@ export async function updateTicket(ctx: Ctx, ref: string, raw: unknown, opts: Up
 
 /**
  * Permission of every sent field, before any value is looked at: no edit at all is 403; an
- * archived ticket is 409 `restore_first`; a client user's field outside CLIENT_EDITABLE_FIELDS is
- * `field_forbidden`; then assignee, billing and kind each have their own reason.
- * Exported for the tests of reasons today's roles cannot reach over HTTP.
+ * archived ticket is 409 `restore_first`; assignee, billing and kind each have their own reason;
+ * any other field outside CLIENT_EDITABLE_FIELDS, sent by a client user, is `field_forbidden`.
  */
 export function assertMayPatch(p: Principal, perms: TicketPermissions, t: Pick<TicketFacts, 'archived'>, input: UpdateTicketInput): void {
   if (!perms.edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
   if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
   const sent = (Object.keys(input) as Field[]).filter((f) => input[f] !== undefined);
-  if (isClientRole(p.role)) {
-    const field = sent.find((f) => !CLIENT_EDITABLE_FIELDS.has(f));
-    if (field) throw forbidden('field_forbidden', { field }, `You may not change ${field}.`);
-  }
+  // The specific reasons first (assignee, billing, kind), then field_forbidden for any other field a client may not change.
   if (sent.includes('assigneeId') && !perms.changeAssignee) throw forbidden('assign_forbidden', { field: 'assigneeId' }, 'You may not change the assignee.');
   const billing = sent.find((f) => BILLING_FIELDS.includes(f));
   if (billing && !perms.setBilling) throw forbidden('billing_fields_forbidden', { field: billing }, 'You may not change billing fields.');
   if (sent.includes('kindId') && !perms.changeKind) throw forbidden('kind_forbidden', { field: 'kindId' }, 'You may not change the kind.');
+  if (isClientRole(p.role)) {
+    const field = sent.find((f) => !CLIENT_EDITABLE_FIELDS.has(f));
+    if (field) throw forbidden('field_forbidden', { field }, `You may not change ${field}.`);
+  }
 }
 
 /** Values of the sent fields: ids must exist, people be eligible, clients be in scope. Returns the new state's category. */
