@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
+import { login, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
 import {
-  makeClient,
   makeProject,
   makeTicket,
   makeToken,
@@ -13,6 +12,7 @@ import {
   type WorkflowIds,
   type Workspace,
 } from './helpers/factories.ts';
+import { ticketWorld } from './tickets-world.ts';
 
 let app: TestApp;
 let ws: Workspace;
@@ -24,21 +24,8 @@ let project: { id: string; key: string }, otherProject: { id: string; key: strin
 let memberToken: string, ownerToken: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  ({ app, ws, wf, acme, collab, other, owner, member, limited, outsider, agent, clientUser, clientElevated, otherClientElevated } = await ticketWorld());
   const sql = app.db.sql;
-  ws = await makeWorkspace(sql);
-  wf = await workflowIds(sql, ws);
-  acme = await makeClient(sql, ws, { name: 'Acme' });
-  collab = await makeClient(sql, ws, { name: 'Collab' });
-  other = await makeClient(sql, ws, { name: 'Other' });
-  owner = await makeUser(sql, ws, { role: 'owner' });
-  member = await makeUser(sql, ws, { role: 'member' });
-  limited = await makeUser(sql, ws, { role: 'member' });
-  outsider = await makeUser(sql, ws, { role: 'member' });
-  agent = await makeUser(sql, ws, { role: 'agent' });
-  clientUser = await makeUser(sql, ws, { role: 'client', clientId: acme.id });
-  clientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: acme.id });
-  otherClientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: other.id });
   project = await makeProject(sql, ws, {
     billingClientId: acme.id,
     collaboratorIds: [collab.id],

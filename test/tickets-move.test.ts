@@ -1,18 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
-import {
-  makeClient,
-  makeProject,
-  makeTicket,
-  makeToken,
-  makeUser,
-  makeWorkspace,
-  workflowIds,
-  type Person,
-  type WorkflowIds,
-  type Workspace,
-} from './helpers/factories.ts';
+import { login, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
+import { makeProject, makeTicket, makeToken, makeWorkspace, type Person, type WorkflowIds, type Workspace } from './helpers/factories.ts';
+import { ticketWorld } from './tickets-world.ts';
 
 let app: TestApp;
 let ws: Workspace;
@@ -24,18 +14,8 @@ let P: { id: string; key: string }, Q: { id: string; key: string }, R: { id: str
 let memberToken: string, ownerToken: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  ({ app, ws, wf, acme, collab, other, owner, member, limited, clientElevated, otherClientElevated } = await ticketWorld());
   const sql = app.db.sql;
-  ws = await makeWorkspace(sql);
-  wf = await workflowIds(sql, ws);
-  acme = await makeClient(sql, ws, { name: 'Acme' });
-  collab = await makeClient(sql, ws, { name: 'Collab' });
-  other = await makeClient(sql, ws, { name: 'Other' });
-  owner = await makeUser(sql, ws, { role: 'owner' });
-  member = await makeUser(sql, ws, { role: 'member' });
-  limited = await makeUser(sql, ws, { role: 'member' });
-  clientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: acme.id });
-  otherClientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: other.id });
   P = await makeProject(sql, ws, {
     billingClientId: acme.id,
     collaboratorIds: [collab.id],

@@ -3,19 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { TicketPermissions } from '../src/core/tickets/permissions.ts';
 import { assertMayPatch } from '../src/core/tickets/update.ts';
-import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
-import {
-  makeClient,
-  makeProject,
-  makeTicket,
-  makeToken,
-  makeUser,
-  makeWorkspace,
-  workflowIds,
-  type Person,
-  type WorkflowIds,
-  type Workspace,
-} from './helpers/factories.ts';
+import { login, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
+import { makeClient, makeProject, makeTicket, makeToken, makeWorkspace, type Person, type WorkflowIds, type Workspace } from './helpers/factories.ts';
+import { ticketWorld } from './tickets-world.ts';
 
 let app: TestApp;
 let ws: Workspace;
@@ -26,17 +16,8 @@ let project: { id: string; key: string }, otherProject: { id: string };
 let token: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  ({ app, ws, wf, acme, other, member, limited, clientUser, clientElevated, otherClientElevated } = await ticketWorld());
   const sql = app.db.sql;
-  ws = await makeWorkspace(sql);
-  wf = await workflowIds(sql, ws);
-  acme = await makeClient(sql, ws, { name: 'Acme' });
-  other = await makeClient(sql, ws, { name: 'Other' });
-  member = await makeUser(sql, ws, { role: 'member' });
-  limited = await makeUser(sql, ws, { role: 'member' });
-  clientUser = await makeUser(sql, ws, { role: 'client', clientId: acme.id });
-  clientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: acme.id });
-  otherClientElevated = await makeUser(sql, ws, { role: 'client_elevated', clientId: other.id });
   project = await makeProject(sql, ws, { billingClientId: acme.id, members: [{ person: member }, { person: limited, access: 'limited' }] });
   otherProject = await makeProject(sql, ws, { billingClientId: other.id });
   token = (await makeToken(sql, ws, member)).token;
