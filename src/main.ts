@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from './config.ts';
 import { TokenVerifier } from './core/auth/tokens.ts';
+import { LoginGuard } from './core/auth/login-guard.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
@@ -29,7 +30,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
     await verifier.listen();
     const caches = await startCaches(db.sql);
-    const app = buildApp({ sql: db.sql, config, log, verifier, caches });
+    const app = buildApp({ sql: db.sql, config, log, verifier, caches, loginGuard: new LoginGuard() });
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.PORT, config.HOST, () => resolve(s));
     });

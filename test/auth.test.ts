@@ -130,6 +130,20 @@ describe('browser sessions', () => {
     }
   });
 
+  it('after 10 failed logins for one email, 429 rate_limited with Retry-After even for the right password; other emails unaffected', async () => {
+    const victim = await makeUser(app.db.sql, ws, { role: 'member' });
+    for (let i = 0; i < 10; i++) {
+      expect((await app.call('POST', '/api/auth/login', { body: { email: victim.email, password: `guess-${i}` } })).status).toBe(401);
+    }
+    const blocked = await app.call('POST', '/api/auth/login', { body: { email: victim.email.toUpperCase(), password: victim.password } });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error).toMatchObject({ code: 'rate_limited', details: { reason: 'too_many_attempts' } });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.headers.get('set-cookie')).toBeNull();
+    const other = await app.call('POST', '/api/auth/login', { body: { email: member.email, password: member.password } });
+    expect(other.status).toBe(200);
+  });
+
   it('GET /api/auth/session answers with the cookie and 401 without', async () => {
     const session = await login(app, member.email, member.password);
     const res = await app.call('GET', '/api/auth/session', { session });

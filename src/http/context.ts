@@ -4,6 +4,7 @@ import type { TokenVerifier } from '../core/auth/tokens.ts';
 import type { Session } from '../core/auth/sessions.ts';
 import type { Ctx } from '../core/ctx.ts';
 import type { Caches } from '../core/cache.ts';
+import type { LoginGuard } from '../core/auth/login-guard.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
@@ -15,6 +16,8 @@ export interface AppDeps {
   log: Logger;
   verifier: TokenVerifier;
   caches?: Caches;
+  /** Failed-login throttling; absent: no throttling (one-off tools). */
+  loginGuard?: LoginGuard;
   now?: () => Date;
 }
 

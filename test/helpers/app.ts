@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/tokens.ts';
+import { LoginGuard } from '../../src/core/auth/login-guard.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { makeLogger } from '../../src/log.ts';
@@ -43,7 +44,7 @@ export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: numb
   const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
   await verifier.listen();
   const caches = await startCaches(db.sql);
-  const app = buildApp({ sql: db.sql, config, log, verifier, caches, now: opts.now });
+  const app = buildApp({ sql: db.sql, config, log, verifier, caches, loginGuard: new LoginGuard(), now: opts.now });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

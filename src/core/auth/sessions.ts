@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { forbidden, notFound, unauthenticated } from '../errors.ts';
+import type { LoginGuard } from './login-guard.ts';
 import type { Principal, Role } from './principal.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
 
@@ -35,12 +36,23 @@ async function sessionInfo(sql: Db, identityId: string, csrfToken: string): Prom
 }
 
 /** POST /api/auth/login: a password login opens a session; the login also counts as a re-authentication. */
-export async function login(sql: Db, raw: unknown, now: Date, ttlHours: number): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
+export async function login(
+  sql: Db,
+  raw: unknown,
+  now: Date,
+  ttlHours: number,
+  guard?: { guard: LoginGuard; address: string },
+): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
   const input = loginInput.parse(raw);
+  await guard?.guard.check(input.email, guard.address);
   const [who] = await sql<{ id: string; password_hash: string | null }[]>`
     select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
   const ok = await verifyPassword(input.password, who?.password_hash ?? null);
-  if (!who || !ok) throw unauthenticated('The email or password is wrong.');
+  if (!who || !ok) {
+    await guard?.guard.failed(input.email, guard.address);
+    throw unauthenticated('The email or password is wrong.');
+  }
+  await guard?.guard.succeeded(input.email);
   const secret = newOpaqueSecret();
   const csrfToken = newOpaqueSecret(18);
   const expiresAt = new Date(now.getTime() + ttlHours * 3600_000);

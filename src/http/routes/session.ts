@@ -16,7 +16,8 @@ export function sessionRoutes(deps: AppDeps) {
   };
 
   r.post('/login', async (ctx) => {
-    const { secret, expiresAt, info } = await login(deps.sql, ctx.request.body, now(), deps.config.SESSION_TTL_HOURS);
+    const guard = deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined;
+    const { secret, expiresAt, info } = await login(deps.sql, ctx.request.body, now(), deps.config.SESSION_TTL_HOURS, guard);
     ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: expiresAt, path: '/' });
     ctx.body = info;
   });
