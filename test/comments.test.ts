@@ -250,3 +250,23 @@ describe('GET /tickets/{ref}/comments', () => {
     expect(res.body.error.details).toMatchObject({ reason: 'missing_scope', scope: 'read' });
   });
 });
+
+describe('commentCount follows comments written and deleted through the API', () => {
+  it('counts every audience for workspace users and only client comments for client users', async () => {
+    const tk = await ticket();
+    const count = async (token: string) => {
+      const res = await app.call('GET', `/api/w/${ws.slug}/tickets?limit=50`, { token });
+      return res.body.items.find((i: { id: string }) => i.id === tk.id)?.commentCount;
+    };
+    const internal = await post(tk.humanId, { body: 'internal note' });
+    expect(internal.status).toBe(201);
+    expect((await post(tk.humanId, { body: 'for the client', audience: 'client' })).status).toBe(201);
+    expect(await count(t.member)).toBe(2);
+    expect(await count(t.reporter)).toBe(1);
+    const del = await app.call('DELETE', `/api/w/${ws.slug}/tickets/${tk.humanId}/comments/${internal.body.id}`, { token: t.member });
+    expect(del.status).toBe(200);
+    expect(await count(t.member)).toBe(1);
+    const [row] = await app.db.sql<{ comment_count: number }[]>`select comment_count from tickets where id = ${tk.id}`;
+    expect(row!.comment_count).toBe(1);
+  });
+});

@@ -5,7 +5,7 @@ import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions, type TicketPermissions } from '../tickets/permissions.ts';
-import { applyMentions, assertCanWrite, bumpCommentCount, commentAudience, commentBody, commentMentions } from './create.ts';
+import { applyMentions, assertCanWrite, commentAudience, commentBody, commentMentions } from './create.ts';
 import { findComment, presentComment, type Comment, type CommentRow } from './present.ts';
 
 export const editCommentInput = z
@@ -67,7 +67,6 @@ export async function deleteComment(ctx: Ctx, ref: string, commentId: string): P
     if (c.authorId !== p.identityId && !isAdminRole(p.role))
       throw forbidden('not_author', undefined, 'Only the author or an owner or admin may delete a comment.');
     await sql`delete from comments where id = ${c.id}`;
-    await bumpCommentCount(sql, t.id, -1);
     await recordEvent(
       sql,
       { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_deleted', actorId: p.identityId, payload: { commentId: c.id, audience: c.audience } },

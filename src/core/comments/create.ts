@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Db } from '../../db/connect.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -58,11 +57,6 @@ export async function applyMentions(ctx: Ctx, ticket: { id: string; workspaceId:
   );
 }
 
-/** Moves the denormalised comment counter of a ticket. */
-export async function bumpCommentCount(sql: Db, ticketId: string, by: 1 | -1): Promise<void> {
-  await sql`update tickets set comment_count = greatest(comment_count + ${by}, 0) where id = ${ticketId}`;
-}
-
 /**
  * POST /tickets/{ref}/comments. Anyone who sees the ticket and holds a write credential may
  * comment, at an audience in `permissions.comment`. `source` follows the credential (api for a
@@ -82,7 +76,6 @@ export async function createComment(ctx: Ctx, ref: string, input: unknown): Prom
       insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
       values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${p.source}, ${now}, ${now})
       returning id`;
-    await bumpCommentCount(sql, t.id, 1);
     await recordEvent(
       sql,
       { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_added', actorId: p.identityId, payload: { commentId: row!.id, audience } },

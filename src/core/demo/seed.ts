@@ -122,7 +122,6 @@ async function createDemoData(sql: Db): Promise<void> {
     for (const c of d.comments ?? []) {
       await sql`insert into comments (workspace_id, ticket_id, author_id, audience, body, created_at, updated_at)
                 values (${ws}, ${id}, ${ids[c.by]}, ${c.audience}, ${c.body}, ${at}, ${at})`;
-      await sql`update tickets set comment_count = comment_count + 1 where id = ${id}`;
     }
     if (d.viewer) await sql`insert into ticket_viewers (ticket_id, identity_id, added_by) values (${id}, ${ids[d.viewer]}, ${reporter})`;
     created.push(id);

@@ -126,7 +126,11 @@ export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined')
     'parentId', case when t.parent_id is not null
                       and exists (select 1 from tickets ts_par where ts_par.id = t.parent_id and ${visibleTicket(sql, p, 'ts_par')})
                      then t.parent_id end,
-    'commentCount', (select count(*)::int from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])),
+    'commentCount', ${
+      readableAudiences(p).length === 2
+        ? sql`t.comment_count` // every audience: the count kept on the ticket
+        : sql`(select count(*)::int from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[]))`
+    },
     'createdAt', ${isoSql(sql, sql`t.created_at`)},
     'updatedAt', ${isoSql(sql, sql`t.updated_at`)}
   )`;
@@ -169,7 +173,7 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<Summar
     select ${summaryJson(sql, p, mode)} as summary, t.page_key as key
     from (
       select t.id, t.workspace_id, t.project_id, t.number, t.title, t.kind_id, t.state_id, t.priority_id, t.assignee_id, t.reporter_id,
-             t.billing_client_id, t.due_date, t.start_date, t.estimate_minutes, t.parent_id, t.created_at, t.updated_at,
+             t.billing_client_id, t.due_date, t.start_date, t.estimate_minutes, t.parent_id, t.comment_count, t.created_at, t.updated_at,
              ${q.key ?? sql`null::text`} as page_key, row_number() over (order by ${q.order}) as page_rank
       from tickets t ${q.joins ?? sql``}
       where ${visibleTicket(sql, p)} and ${q.where}
