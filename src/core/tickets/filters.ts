@@ -73,25 +73,25 @@ export const ticketFilterSchema = z.object({
 
 export type TicketFilters = z.output<typeof ticketFilterSchema>;
 
-/** Billing policy in force for ticket row `alias`: ticket, else project, else the project's (or ticket's) client, else paid. */
-export function effectiveBillingPolicySql(sql: Db, alias: string): Fragment {
+/**
+ * A billing setting in force for ticket row `alias`: the ticket's own, else its project's, else
+ * the client's (the project's billing client, or the ticket's for an Inbox ticket), else `fallback`.
+ */
+function inheritedBillingSql(sql: Db, alias: string, column: 'billing_policy' | 'billing_mode', fallback: string): Fragment {
   const t = sql(alias);
-  return sql`coalesce(${t}.billing_policy,
-    (select ep.billing_policy from projects ep where ep.id = ${t}.project_id),
-    (select ec.billing_policy from clients ec
+  const c = sql(column);
+  return sql`coalesce(${t}.${c},
+    (select ep.${c} from projects ep where ep.id = ${t}.project_id),
+    (select ec.${c} from clients ec
       where ec.id = coalesce((select ep.billing_client_id from projects ep where ep.id = ${t}.project_id), ${t}.billing_client_id)),
-    'paid')`;
+    ${fallback}::text)`;
 }
 
-/** Billing mode in force for ticket row `alias`, inherited like the policy; default period. */
-export function effectiveBillingModeSql(sql: Db, alias: string): Fragment {
-  const t = sql(alias);
-  return sql`coalesce(${t}.billing_mode,
-    (select ep.billing_mode from projects ep where ep.id = ${t}.project_id),
-    (select ec.billing_mode from clients ec
-      where ec.id = coalesce((select ep.billing_client_id from projects ep where ep.id = ${t}.project_id), ${t}.billing_client_id)),
-    'period')`;
-}
+/** Billing policy in force for ticket row `alias` (default paid). */
+export const effectiveBillingPolicySql = (sql: Db, alias: string): Fragment => inheritedBillingSql(sql, alias, 'billing_policy', 'paid');
+
+/** Billing mode in force for ticket row `alias` (default period). */
+export const effectiveBillingModeSql = (sql: Db, alias: string): Fragment => inheritedBillingSql(sql, alias, 'billing_mode', 'period');
 
 /** Access rules of the filters themselves: the Inbox, a token's allow-list, billing for clients. */
 function checkFilterAccess(ctx: Ctx, f: TicketFilters): void {
