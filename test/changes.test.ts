@@ -144,11 +144,12 @@ describe('GET /changes', () => {
     // Never a change of a ticket the caller never saw.
     expect(seen.some((c) => c.ticketId === hidden.id)).toBe(false);
 
-    // A gone for each ticket that left sight, and nothing of them after it.
+    // A gone (deleted, for the deleted one) for each ticket that left sight, and nothing of them after it.
     for (const t of [movedOut, archived, deleted, watched]) {
       const mineSeen = seen.filter((c) => c.ticketId === t.id);
-      expect(mineSeen.at(-1)?.kind, t.humanId).toBe('gone');
-      expect(mineSeen.filter((c) => c.kind === 'gone')).toHaveLength(1);
+      const last = t === deleted ? 'deleted' : 'gone';
+      expect(mineSeen.at(-1)?.kind, t.humanId).toBe(last);
+      expect(mineSeen.filter((c) => c.kind === 'gone' || c.kind === 'deleted')).toHaveLength(1);
     }
     // Whatever the poller read of the moved ticket before it left, its last word is gone.
     expect(seen.filter((c) => c.ticketId === movedOut.id).every((c, i, all) => (i === all.length - 1 ? c.kind === 'gone' : c.kind === 'field_changed'))).toBe(

@@ -38,6 +38,7 @@ describe('GET /time', () => {
         ticketId: w.ticket.id,
         ticketRef: w.ticket.humanId,
         title: 'Build the thing',
+        ticketHidden: false,
         userId: w.member.id,
         userName: me!.name,
         projectId: w.project.id,
@@ -166,7 +167,7 @@ describe('GET /time', () => {
     );
   });
 
-  it('still lists the caller’s own entries on a ticket that moved out of their sight', async () => {
+  it('still lists the caller’s own entries on a ticket that moved out of their sight, without naming the ticket', async () => {
     const sql = w.app.db.sql;
     const ticket = await makeTicket(sql, w.ws, { projectId: w.project.id, title: 'Moves away' });
     const token = await w.token(w.member);
@@ -174,7 +175,9 @@ describe('GET /time', () => {
     const secret = await makeProject(sql, w.ws, { key: 'SECRT' });
     await sql`update tickets set project_id = ${secret.id}, number = 1 where id = ${ticket.id}`;
     const week = await w.app.call('GET', `${path}?from=2024-05-23&to=2024-05-23`, { token });
-    expect(week.body.entries).toMatchObject([{ id: res.body.id, ticketId: ticket.id, ticketRef: 'SECRT-1', projectId: w.project.id }]);
+    expect(week.body.entries).toMatchObject([
+      { id: res.body.id, ticketId: ticket.id, ticketRef: null, title: null, ticketHidden: true, projectId: w.project.id },
+    ]);
   });
 
   it('a token restricted to named projects lists only entries of those projects', async () => {

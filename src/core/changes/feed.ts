@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { visibleBeforeChange, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 
@@ -26,37 +27,36 @@ export interface ChangePage {
 export const IDLE_POLL_SECONDS = 5;
 
 /**
- * GET /changes: every change to a ticket the caller can see now, in commit order, plus a
- * `gone` entry at the moment a ticket left their sight (moved out, viewer removed, archived,
- * deleted). Visibility is evaluated in SQL twice: against the ticket now, and against the
- * ticket's visibility columns as they were just before the change.
+ * GET /changes: every change to a ticket the caller can see now that its timeline shows (the
+ * same `visibleEvent` rule as the ticket page), in commit order, plus one entry at the moment a
+ * ticket left their sight: `deleted` when it was deleted, `gone` otherwise (moved out, viewer
+ * removed, archived). That entry names the ticket as it was just before (its human id then).
+ * Visibility is evaluated in SQL twice: against the ticket now, and against the ticket's
+ * visibility columns as they were just before the change.
  */
 export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
   const q = changesQuery.parse(raw);
   const { sql, principal: p } = ctx;
   // A caught-up poller (the common case) is answered from memory.
   if (ctx.caches?.changeMarks.caughtUp(p.workspaceId, q.after)) return { changes: [], nextAfter: q.after, pollAfterSeconds: IDLE_POLL_SECONDS };
-  // Whether the caller could see the ticket in the state recorded on a change row (its state just before that change).
-  const visibleBefore = (alias: string) => sql`(not ${sql(alias)}.prior_archived and exists (
-    select 1 from (select ${sql(alias)}.ticket_id as id, ${sql(alias)}.workspace_id, ${sql(alias)}.prior_project_id as project_id,
-                          ${sql(alias)}.prior_reporter_id as reporter_id, ${sql(alias)}.prior_assignee_id as assignee_id) prior
-    where ${visibleTicket(sql, p, 'prior', { extraViewers: sql`${sql(alias)}.prior_viewer_ids` })}))`;
   // One round trip: the page and the workspace's high-water mark, from the same snapshot.
   const [row] = await sql<[{ mark: string; changes: { seq: string; ticketId: string; humanId: string; kind: string; at: string }[] }]>`
     with page as (
       select c.seq, c.ticket_id as "ticketId", c.at,
              case when t.id is not null then coalesce(pr.key, 'INBOX') || '-' || t.number else c.human_id end as "humanId",
-             case when t.id is not null then c.kind else 'gone' end as kind
+             case when t.id is not null then c.kind when c.kind = 'deleted' then 'deleted' else 'gone' end as kind
       from ticket_changes c
       left join tickets t on t.id = c.ticket_id and not t.archived and ${visibleTicket(sql, p, 't')}
       left join projects pr on pr.id = t.project_id
+      left join ticket_events e on e.id = c.event_id and t.id is not null
       left join lateral (
         select n.ticket_id, n.workspace_id, n.prior_project_id, n.prior_reporter_id, n.prior_assignee_id, n.prior_viewer_ids, n.prior_archived
         from ticket_changes n where n.ticket_id = c.ticket_id and n.seq > c.seq order by n.seq limit 1
       ) nx on t.id is null
       where c.workspace_id = ${p.workspaceId} and c.seq > ${q.after}
-        -- visible now: every change; otherwise only the change after which the ticket left sight
-        and (t.id is not null or (${visibleBefore('c')} and (nx.ticket_id is null or not ${visibleBefore('nx')})))
+        -- visible now: the changes its timeline shows; otherwise only the change after which the ticket left sight
+        and case when t.id is not null then e.id is not null and ${visibleEvent(sql, p, 'e')}
+                 else ${visibleBeforeChange(sql, p, 'c')} and (nx.ticket_id is null or not ${visibleBeforeChange(sql, p, 'nx')}) end
       order by c.seq
       limit ${q.limit}
     )

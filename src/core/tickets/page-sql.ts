@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import type { Principal } from '../auth/principal.ts';
-import { isClientRole } from '../auth/principal.ts';
+import { eventPayload, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
 import { readableAudiences } from './permissions.ts';
@@ -11,9 +11,6 @@ import { humanIdSql, isoSql, type Fragment } from './summary.ts';
  * scope), each a correlated json aggregate, so the whole page is one statement however many
  * comments, events or children the ticket has.
  */
-
-/** Field changes a client user does not see on the timeline: billing is internal. */
-export const CLIENT_HIDDEN_FIELDS = ['billingClientId', 'billingPolicy', 'billingMode', 'billingDescription'];
 
 const personOrNull = (sql: Db, alias: string) => {
   const i = sql(alias);
@@ -92,30 +89,18 @@ export function commentsSql(sql: Db, p: Principal): Fragment {
 }
 
 /**
- * The timeline, oldest first. Link events naming a ticket the caller cannot see are left out;
- * client users also do not see events about internal comments or attachments, billing
- * field changes, or time entries (every `time_*` kind).
+ * The timeline, oldest first: the events and payloads `visibleEvent` and `eventPayload` allow
+ * (src/core/access/events.ts, the rule the change feed shares).
  */
 export function eventsSql(sql: Db, p: Principal): Fragment {
-  const aud = readableAudiences(p);
-  const clientOnly = isClientRole(p.role)
-    ? sql`and not (e.kind in ('comment_added', 'comment_edited', 'comment_deleted') and coalesce(e.payload->>'audience', 'internal') <> all(${aud}::text[]))
-          and not (e.kind = 'attachment_added' and not exists (
-                     select 1 from attachments ea where ea.id = wt_try_uuid(e.payload->>'attachmentId') and ea.audience = any(${aud}::text[])))
-          and not (e.kind = 'field_changed' and e.payload->>'field' = any(${CLIENT_HIDDEN_FIELDS}::text[]))
-          and left(e.kind, 5) <> 'time_'`
-    : sql``;
   return sql`coalesce((
     select json_agg(json_build_object(
-             'id', e.id, 'kind', e.kind, 'actor', ${personOrNull(sql, 'ei')}, 'subject', e.subject, 'payload', e.payload,
+             'id', e.id, 'kind', e.kind, 'actor', ${personOrNull(sql, 'ei')}, 'subject', e.subject, 'payload', ${eventPayload(sql, p, 'e')},
              'createdAt', ${isoSql(sql, sql`e.created_at`)})
            order by e.created_at, e.seq)
     from ticket_events e
     left join identities ei on ei.id = e.actor_id
-    where e.ticket_id = t.id
-      and (e.kind not in ('link_added', 'link_removed')
-           or exists (select 1 from tickets lo where lo.id = wt_try_uuid(e.payload->>'otherId') and ${visibleTicket(sql, p, 'lo')}))
-      ${clientOnly}), '[]'::json)`;
+    where e.ticket_id = t.id and ${visibleEvent(sql, p, 'e')}), '[]'::json)`;
 }
 
 /** Attachment metadata (never the bytes) of readable audiences, on readable comments. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { visibleTicket } from '../access/visible.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Ctx } from '../ctx.ts';
@@ -28,8 +29,11 @@ export type ListTimeInput = z.input<typeof listTimeInput>;
 export interface TimeEntry {
   id: string;
   ticketId: string;
-  ticketRef: string;
-  title: string;
+  /** Null when the ticket is outside the caller's sight (ticketHidden). */
+  ticketRef: string | null;
+  title: string | null;
+  /** The ticket has left the caller's sight (or a token's allow-list): it is not named. */
+  ticketHidden: boolean;
   userId: string;
   userName: string;
   projectId: string;
@@ -70,6 +74,7 @@ interface EntryRow {
 
 interface Names {
   userName: string;
+  /** Visible tickets only: [ticketRef, title]. */
   tickets: Record<string, [string, string]>;
   projects: Record<string, string>;
   clients: Record<string, string>;
@@ -88,7 +93,8 @@ export interface Week {
  * GET /time: one user's entries over an inclusive date range, oldest first, with the periods
  * overlapping the range and the user's weekly target and timezone. Entries stay listed when
  * their ticket has since moved out of the caller's sight: they are the author's own work
- * (a token's project allow-list still narrows them to its projects).
+ * (a token's project allow-list still narrows them to its projects). Such a ticket is not
+ * named: `ticketRef` and `title` are null and `ticketHidden` is true (visibility in SQL).
  */
 export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
   const { sql, principal: p } = ctx;
@@ -117,7 +123,7 @@ export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
       with used as (select distinct e.ticket_id, e.project_id, e.billing_client_id from time_entries e where ${where})
       select (select name from identities where id = ${userId}) as "userName",
              coalesce((select json_object_agg(t.id, json_build_array(coalesce(tp.key, 'INBOX') || '-' || t.number, t.title))
-                       from tickets t left join projects tp on tp.id = t.project_id where t.id in (select ticket_id from used)), '{}') as tickets,
+                       from tickets t left join projects tp on tp.id = t.project_id where t.id in (select ticket_id from used) and ${visibleTicket(sql, p, 't')}), '{}') as tickets,
              coalesce((select json_object_agg(pr.id, pr.name) from projects pr where pr.id in (select project_id from used)), '{}') as projects,
              coalesce((select json_object_agg(c.id, c.name) from clients c where c.id in (select billing_client_id from used)), '{}') as clients`,
       sql<Period[]>`
@@ -129,13 +135,14 @@ export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
   // every entry's period holds its date, which lies in the range: the overlapping periods cover them all
   const closure = new Map(periods.map((x) => [x.id, x]));
   const entries = rows.map((r): TimeEntry => {
-    const [ticketRef, title] = names.tickets[r.ticket_id]!;
+    const [ticketRef, title] = names.tickets[r.ticket_id] ?? [null, null];
     const period = closure.get(r.period_id)!;
     return {
       id: r.id,
       ticketId: r.ticket_id,
       ticketRef,
       title,
+      ticketHidden: ticketRef === null,
       userId: r.user_id,
       userName: names.userName,
       projectId: r.project_id,

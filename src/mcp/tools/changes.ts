@@ -6,7 +6,7 @@ export const listChangesTool = defineTool({
   name: 'list_changes',
   title: 'List changes',
   description:
-    'Ticket changes in commit order (kind: timeline event kind, or "gone" when a ticket left your sight). Start with after=0, then pass nextAfter; pollAfterSeconds 0 means more to read now.',
+    'Ticket changes in commit order (kind: timeline event kind, "deleted" when a ticket you could see was deleted, or "gone" when a ticket left your sight). Start with after=0, then pass nextAfter; pollAfterSeconds 0 means more to read now.',
   toolset: 'tickets',
   writes: false,
   idempotent: true,
