@@ -8,23 +8,29 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'method_not_allowed'
   | 'precondition_failed'
+  | 'idempotency_mismatch'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'internal';
+  | 'internal'
+  | 'unavailable';
 
 const statusOf: Record<ErrorCode, number> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   precondition_failed: 412,
+  idempotency_mismatch: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 export type ErrorDetails = { reason?: string } & Record<string, unknown>;
@@ -71,5 +77,16 @@ export const conflict = (reason: string, extra?: Record<string, unknown>, messag
 
 export const preconditionFailed = (etag: string) =>
   new AppError('precondition_failed', 'The resource changed since you read it.', { reason: 'etag_mismatch', etag }, { ETag: etag });
+
+/** The database cannot be reached (down, restarting); a retry later may succeed (safely so with an Idempotency-Key). */
+export const unavailable = (retryAfterSeconds = 5) =>
+  new AppError(
+    'unavailable',
+    'The service is temporarily unavailable; retry shortly.',
+    { reason: 'database_unavailable' },
+    {
+      'Retry-After': String(retryAfterSeconds),
+    },
+  );
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

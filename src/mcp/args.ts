@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/ctx.ts';
+import { dateSchema, MAX_DATE, MIN_DATE } from '../core/input.ts';
 import { resolvePersonId } from '../core/resolve/people.ts';
 import { resolveClientId, resolveProjectId } from '../core/resolve/projects.ts';
 import { resolveLabelIds, resolveWorkflowIds } from '../core/resolve/workflow.ts';
@@ -9,16 +10,13 @@ import type { Surface } from './tool.ts';
  * Tool arguments shared by several tools. They accept what a person would type (names, keys,
  * emails, human ids); the tool resolves them (src/core/resolve) and hands the core operation the
  * same input its REST twin receives, so every rule and every error stays the core's.
- * Dates and ids are loose strings here: the core validates them exactly.
+ * Ids are loose strings here (the core validates them exactly); dates take the app's one date schema.
  */
 
 export const ticketArg = (what = 'Ticket') => z.string().describe(`${what}: human id (WEB-12) or id.`);
 export const personArg = (what: string) => z.string().describe(`${what}: email, id, name or "me".`);
-export const dateArg = (what: string) =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .describe(`${what}, YYYY-MM-DD.`);
+/** The app's one date schema (src/core/input.ts): a bad date is refused here as it is over REST. */
+export const dateArg = (what: string) => dateSchema.describe(`${what}, YYYY-MM-DD (${MIN_DATE} to ${MAX_DATE}).`);
 export const namesArg = (what: string) => z.array(z.string()).max(20).describe(what);
 export const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
 const nonEmpty = (l: string[] | undefined) => (l && l.length > 0 ? l : undefined);

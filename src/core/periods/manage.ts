@@ -3,7 +3,8 @@ import type { Db } from '../../db/connect.ts';
 import { requireAdmin, requireSession } from '../auth/guards.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
-import { dateSchema, requireStaff, staffMember } from '../time/common.ts';
+import { dateSchema } from '../input.ts';
+import { requireStaff, staffMember } from '../time/common.ts';
 import { addDays, localDate, monthEnd, monthStart } from '../time/dates.ts';
 import { lockPeriodCreation, periodBounds } from './resolve.ts';
 

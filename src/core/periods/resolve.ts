@@ -22,13 +22,15 @@ export async function periodBounds(sql: Db, workspaceId: string): Promise<{ firs
 
 /** Inserts contiguous calendar-month periods from `start` until one covers `through`. */
 export async function createMonthsThrough(sql: Db, workspaceId: string, start: string, through: string): Promise<void> {
+  if (start > through) return;
   const starts: string[] = [];
   const ends: string[] = [];
-  for (let s = start; s <= through; s = addDays(monthEnd(s), 1)) {
+  // stops at the month holding `through` without computing the day after it (none after 9999-12-31)
+  for (let s = start; ; s = addDays(ends.at(-1)!, 1)) {
     starts.push(s);
     ends.push(monthEnd(s));
+    if (ends.at(-1)! >= through) break;
   }
-  if (starts.length === 0) return;
   await sql`
     insert into periods (workspace_id, period_start, period_end)
     select ${workspaceId}, s, e from unnest(${starts}::date[], ${ends}::date[]) as x(s, e)`;

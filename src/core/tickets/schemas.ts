@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalid } from '../errors.ts';
+import { dateSchema, MAX_DATE, MIN_DATE } from '../input.ts';
 
 /**
  * Input schemas of the ticket write operations, shared by REST and the MCP tools.
@@ -22,7 +23,7 @@ export const billingClientIdField = id(
   'Client billed for the work: the project billing client or a collaborating client; null means internal work.',
 ).nullable();
 export const labelIdsField = z.array(z.uuid().toLowerCase()).max(20).describe('Label ids from GET /workflow (labels), at most 20; replaces the whole set.');
-const dateField = (what: string) => z.iso.date().nullable().describe(`${what} as YYYY-MM-DD, or null.`);
+const dateField = (what: string) => dateSchema.nullable().describe(`${what} as YYYY-MM-DD (${MIN_DATE} to ${MAX_DATE}), or null.`);
 export const startDateField = dateField('Start date');
 export const dueDateField = dateField('Due date');
 export const estimateMinutesField = z

@@ -12,7 +12,8 @@ export const MAX_ENTRY_MINUTES = 1440;
 /** How far ahead of the caller's today an entry may be dated (bounds automatic period creation). */
 export const MAX_DAYS_AHEAD = 366;
 
-export const dateSchema = z.iso.date();
+/** The app's one date schema (src/core/input.ts), re-exported for the time operations. */
+export { dateSchema } from '../input.ts';
 export const clockSchema = z
   .string()
   .regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'Use HH:MM or HH:MM:SS (24-hour clock).')
@@ -115,7 +116,9 @@ export async function lockEntry(ctx: Ctx, id: string): Promise<LockedEntry> {
  * locks, so that time writes lock in one order: ticket, then entries and period creation.
  */
 export async function lockTicketRow(sql: Db, ticketId: string): Promise<void> {
-  await sql`select 1 from tickets where id = ${ticketId} for no key update`;
+  const rows = await sql`select 1 from tickets where id = ${ticketId} for no key update`;
+  // Deleted since it was loaded: the writer lost the race and answers as for any unknown ticket.
+  if (rows.length === 0) throw notFound();
 }
 
 /** The running net of an original entry and all its corrections. */

@@ -3,10 +3,23 @@
  * calendar days, never instants, so arithmetic happens on UTC midnights where no DST exists.
  */
 
+import { invalid } from '../errors.ts';
+import { MAX_DATE, MIN_DATE } from '../input.ts';
+
 const DAY_MS = 86_400_000;
+const FIRST_DAY = Date.UTC(1900, 0, 1);
+const LAST_DAY = Date.UTC(9999, 11, 31);
 
 const toUtc = (date: string) => Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
-const fromUtc = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Back to `YYYY-MM-DD`. Arithmetic that leaves the app's date range is a 400: past 9999
+ * toISOString writes `+010000-…`, which is no date PostgreSQL (or a string comparison) reads.
+ */
+function fromUtc(ms: number): string {
+  if (!(ms >= FIRST_DAY && ms <= LAST_DAY)) throw invalid('date_out_of_range', undefined, `Dates run from ${MIN_DATE} to ${MAX_DATE}.`);
+  return new Date(ms).toISOString().slice(0, 10);
+}
 
 export function addDays(date: string, days: number): string {
   return fromUtc(toUtc(date) + days * DAY_MS);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { AppError } from '../../core/errors.ts';
+import { assertSupportedEncoding } from './input.ts';
 
 /** Every response carries X-Request-Id: the caller's when it is sane, else a new one. */
 export const requestId: Middleware = async (ctx, next) => {
@@ -21,11 +22,17 @@ export const securityHeaders: Middleware = async (ctx, next) => {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** A request body must be JSON (multipart only where a route accepts uploads); anything else is 415. */
+/**
+ * A request body must be JSON (multipart only where a route accepts uploads), plain or in a
+ * content coding the parser inflates; anything else is 415.
+ */
 export const jsonOnly: Middleware = async (ctx, next) => {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-  if (BODY_METHODS.has(ctx.method) && hasBody && !ctx.is('application/json', 'multipart/form-data')) {
-    throw new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
+  if (BODY_METHODS.has(ctx.method) && hasBody) {
+    if (!ctx.is('application/json', 'multipart/form-data')) {
+      throw new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
+    }
+    assertSupportedEncoding(ctx);
   }
   await next();
 };

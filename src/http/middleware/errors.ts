@@ -1,6 +1,7 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ZodError } from 'zod';
-import { AppError } from '../../core/errors.ts';
+import { AppError, unavailable } from '../../core/errors.ts';
+import { isConnectionError } from '../../db/connect.ts';
 import type { Logger } from '../../log.ts';
 
 export interface ErrorBody {
@@ -33,8 +34,32 @@ function fromHttpError(err: { status?: number; type?: string; message?: string }
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) return fromZod(err);
+  // The database is down or restarting: 503 with Retry-After, not a 500 (issue 9).
+  if (isConnectionError(err)) return unavailable();
   if (err && typeof err === 'object') return fromHttpError(err as { status?: number; type?: string });
   return null;
+}
+
+/**
+ * A status set with no body by routing: nothing matched (404), or @koa/router's allowedMethods
+ * refused the method (405, or 501 for a method no router implements, such as TRACE or
+ * PROPFIND). A method the path does not take is 405 `method_not_allowed` with `Allow`; a path
+ * that takes no method at all is 404 whatever the method.
+ */
+function routingRefusal(ctx: Context): AppError | null {
+  if (ctx.body !== undefined || ![404, 405, 501].includes(ctx.status)) return null;
+  const allow = ctx.response.get('Allow');
+  if (ctx.status !== 404 && allow) {
+    const allowed = allow.split(',').map((m) => m.trim());
+    return new AppError(
+      'method_not_allowed',
+      `${ctx.method} is not allowed here; use ${allowed.join(', ')}.`,
+      { method: ctx.method, allowed },
+      { Allow: allow },
+    );
+  }
+  ctx.remove('Allow');
+  return new AppError('not_found', 'No such route.', { reason: 'unknown_route' });
 }
 
 /** The one place errors become responses; anything unexpected is a 500 with no internals in the body. */
@@ -42,7 +67,8 @@ export function errorEnvelope(log: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such route.', { reason: 'unknown_route' });
+      const refusal = routingRefusal(ctx);
+      if (refusal) throw refusal;
     } catch (err) {
       let e = toAppError(err);
       if (!e) {

@@ -10,6 +10,7 @@ import { AppError, invalid } from '../../core/errors.ts';
 import { parseUuid } from '../../core/validation.ts';
 import { coreCtx, type AppContext, type AppDeps, type AppState } from '../context.ts';
 import { authenticate } from '../middleware/auth.ts';
+import { cleanInput } from '../middleware/input.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -99,7 +100,7 @@ export function commentsRoutes(deps: AppDeps) {
     ctx.body = await deleteComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'));
   });
 
-  r.post('/tickets/:ref/attachments', write, requireMultipart, multipart, async (ctx) => {
+  r.post('/tickets/:ref/attachments', write, requireMultipart, multipart, cleanInput, async (ctx) => {
     ctx.body = await uploadAttachment(coreCtx(deps, ctx), ctx.params.ref!, uploadedFile(ctx), ctx.request.body ?? {});
     ctx.status = 201;
   });
