@@ -3,6 +3,7 @@ import { tx, type Ctx } from '../ctx.ts';
 import { AppError, forbidden, invalid, notFound } from '../errors.ts';
 import { assertCanWrite } from '../comments/create.ts';
 import { findComment } from '../comments/present.ts';
+import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
@@ -62,6 +63,8 @@ export async function uploadAttachment(ctx: Ctx, ref: string, file: UploadedFile
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
+    // Also keeps `commentId` alive: comment edits and deletes lock the ticket row first, so they wait too.
+    await holdTickets(sql, [t.id]);
     const perms = ticketPermissions(p, t);
     let audience = input.audience;
     const commentId = input.commentId?.toLowerCase() ?? null;

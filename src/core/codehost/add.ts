@@ -1,6 +1,7 @@
 import { z, ZodError } from 'zod';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, invalid } from '../errors.ts';
+import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
@@ -72,6 +73,7 @@ export async function addCodehostLink(ctx: Ctx, ref: string, input: unknown): Pr
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    await holdTickets(sql, [t.id]);
     const [inserted] = await sql<CodehostRow[]>`
       insert into codehost_links (workspace_id, ticket_id, repo, sha, pr, url, created_by, created_at)
       values (${p.workspaceId}, ${t.id}, ${data.repo}, ${sha}, ${pr}, ${data.url}, ${p.identityId}, ${ctx.now()})

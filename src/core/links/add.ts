@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { isVisible, loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
@@ -38,6 +39,7 @@ export async function addLink(ctx: Ctx, ref: string, input: unknown): Promise<{ 
     const target = targetId.toLowerCase();
     if (target === t.id) throw invalid('self_link', { field: 'targetId' }, 'A ticket cannot be linked to itself.');
     if (!(await isVisible(sql, ctx, target))) throw notFound(undefined, { field: 'targetId' }, 'No such target ticket.');
+    await holdTickets(sql, [t.id, target]);
 
     const symmetric = kind !== 'blocks';
     const [existing] = await sql`

@@ -5,6 +5,7 @@ import { isClientRole, type Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
+import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { assertFullMember, assertInAllowList, checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWorkflow } from './fields.ts';
 import { isVisible } from './load.ts';
@@ -40,6 +41,7 @@ export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummar
     const ticketId = randomUUID();
     if (input.parentId) {
       if (!(await isVisible(sql, ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
+      await holdTickets(sql, [input.parentId]);
       await checkParentChain(sql, ticketId, input.parentId);
     }
 
@@ -103,7 +105,7 @@ function assertClientFields(input: CreateTicketInput): void {
  */
 async function clearParentEstimate(sql: Db, p: Principal, parentId: string): Promise<NewEvent[]> {
   const [cleared] = await sql<{ old: number }[]>`
-    with before as (select id, estimate_minutes from tickets where id = ${parentId} for update)
+    with before as (select id, estimate_minutes from tickets where id = ${parentId} for no key update)
     update tickets t set estimate_minutes = null from before
     where t.id = before.id and before.estimate_minutes is not null
     returning before.estimate_minutes as old`;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import { requireRecentReauth } from '../auth/guards.ts';
+import { requireRecentReauth, requireSession } from '../auth/guards.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { assertTicketTimeUnlocked } from '../time/locked.ts';
 import { recordEvents, type NewEvent } from './events.ts';
@@ -11,14 +11,18 @@ import { loadTicket } from './load.ts';
  * Comments, attachments, viewers, links, refs and open-period time go with the ticket (cascade);
  * children become top-level. The other ends of its links and its children get a timeline event,
  * so pollers see that they changed; the ticket itself leaves the change feed as `deleted`.
+ * A ticket the caller cannot see is 404 before any role check: the contract's "hidden is always 404".
  */
 export async function deleteTicket(ctx: Ctx, ref: string): Promise<{ ok: true }> {
-  requireRecentReauth(ctx.principal, ctx.now());
+  requireSession(ctx.principal);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
+    requireRecentReauth(p, ctx.now());
     await assertNoLockedTime(sql, t.id);
-    const children = await sql<{ id: string }[]>`select id from tickets where parent_id = ${t.id} for update`;
+    // `for no key update`, not `for update`: it is all clearing parent_id needs, and it does not
+    // conflict with the key-share hold a writer has on a child (concurrency.ts holdTickets).
+    const children = await sql<{ id: string }[]>`select id from tickets where parent_id = ${t.id} for no key update`;
     const links = await sql<{ id: string; kind: string; otherId: string; direction: 'incoming' | 'outgoing' }[]>`
       select id, kind, case when source_id = ${t.id} then target_id else source_id end as "otherId",
              case when source_id = ${t.id} then 'incoming' else 'outgoing' end as direction

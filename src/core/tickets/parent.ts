@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
+import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { isVisible, loadTicket } from './load.ts';
 import { ticketPermissions } from './permissions.ts';
@@ -25,21 +26,24 @@ export async function setParent(ctx: Ctx, ref: string, input: unknown): Promise<
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'parents');
-    const t = await loadTicket(ctx, ref, { lock: true });
+    const t = await loadTicket(ctx, ref);
     if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
     const next = parentId === null ? null : parentId.toLowerCase();
     if (next === t.id) throw invalid('self_parent', { field: 'parentId' }, 'A ticket cannot be its own parent.');
     if (next !== null && !(await isVisible(sql, ctx, next))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
-    if (next === t.parentId) return { ok: true };
+    // Both ends are held against a concurrent delete before the child's row is locked (see holdTickets);
+    // the current parent is read under that lock, since deleting the old parent clears it.
+    await holdTickets(sql, next === null ? [t.id] : [t.id, next]);
+    const [current] = await sql<{ parentId: string | null }[]>`select parent_id as "parentId" from tickets where id = ${t.id} for no key update`;
+    const old = current!.parentId;
+    if (next === old) return { ok: true };
     if (next !== null) await checkParentChain(sql, t.id, next);
 
     await sql`update tickets set parent_id = ${next} where id = ${t.id}`;
-    const events: NewEvent[] = [
-      { workspaceId: p.workspaceId, ticketId: t.id, kind: 'parent_changed', actorId: p.identityId, payload: { old: t.parentId, new: next } },
-    ];
+    const events: NewEvent[] = [{ workspaceId: p.workspaceId, ticketId: t.id, kind: 'parent_changed', actorId: p.identityId, payload: { old, new: next } }];
     if (next !== null) {
       const [cleared] = await sql<{ old: number }[]>`
-        with before as (select id, estimate_minutes from tickets where id = ${next} for update)
+        with before as (select id, estimate_minutes from tickets where id = ${next} for no key update)
         update tickets t set estimate_minutes = null from before
         where t.id = before.id and before.estimate_minutes is not null
         returning before.estimate_minutes as old`;

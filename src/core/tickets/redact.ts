@@ -1,4 +1,5 @@
-import { requireRecentReauth } from '../auth/guards.ts';
+import type { Db } from '../../db/connect.ts';
+import { requireRecentReauth, requireSession } from '../auth/guards.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
@@ -9,31 +10,57 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
 
 /**
  * POST /tickets/{id}/redact: Owner or Admin, from a browser session re-authenticated within ten
- * minutes; `ticketId` is the ticket UUID (the route refuses anything else). Title, description,
- * billing description and every comment body become `[redacted]`, and so do the old and new
- * values that earlier `field_changed` events quoted from them; a `redacted` event keeps the reason.
+ * minutes; `ticketId` is the ticket UUID (the route refuses anything else). A ticket the caller
+ * cannot see is 404 before any role check. Everything descriptive the ticket holds becomes the
+ * marker `[redacted]` or goes: see `redactContent`. A `redacted` event keeps the reason.
  * `runs` counts the billing runs whose documents were superseded by re-rendering; there are no
  * billing documents yet, so it is 0 (the billing area adds the re-rendering here).
  */
 export async function redactTicket(ctx: Ctx, ticketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
-  requireRecentReauth(ctx.principal, ctx.now());
+  requireSession(ctx.principal);
   const input = parseTicketInput(redactTicketInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ticketId, { lock: true });
+    requireRecentReauth(p, ctx.now());
     const now = ctx.now();
-    await sql`
-      update tickets set title = ${REDACTED}, description = ${REDACTED}, redacted_at = ${now},
-             billing_description = case when billing_description is null then null else ${REDACTED} end
-      where id = ${t.id}`;
-    await sql`update comments set body = ${REDACTED}, updated_at = ${now} where ticket_id = ${t.id} and body <> ${REDACTED}`;
-    await sql`
-      update ticket_events
-      set payload = payload || jsonb_build_object(
-            'old', case when payload->'old' = 'null'::jsonb then payload->'old' else to_jsonb(${REDACTED}::text) end,
-            'new', case when payload->'new' = 'null'::jsonb then payload->'new' else to_jsonb(${REDACTED}::text) end)
-      where ticket_id = ${t.id} and kind = 'field_changed' and payload->>'field' = any(${QUOTING_FIELDS}::text[])`;
+    await redactContent(sql, t.id, now);
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: 'redacted', actorId: p.identityId, payload: { reason: input.reason } }, now);
     return { ok: true, runs: 0 };
   });
+}
+
+/**
+ * Replaces the free text of a ticket with the marker, wherever it is kept:
+ * - title, description, billing description (when set), every comment body;
+ * - time-entry notes on the ticket, billed and closed-period entries included: the rules that
+ *   freeze an entry's work facts protect the figures, not text that has to go;
+ * - attachments (the ticket's and its comments'): the rows and their bytes are deleted, so they
+ *   are neither listed nor downloadable; their `attachment_added` events stay as the marker
+ *   (filename `[redacted]`), so the timeline still shows that something was there;
+ * - event payloads that quote text: `old`/`new` of `field_changed` on the quoting fields, the
+ *   `filename` of `attachment_added`, and any event `subject`.
+ * Ids, dates, minutes, states and code-host references are facts, not descriptive content, and stay.
+ */
+async function redactContent(sql: Db, ticketId: string, now: Date): Promise<void> {
+  await sql`
+    update tickets set title = ${REDACTED}, description = ${REDACTED}, redacted_at = ${now},
+           billing_description = case when billing_description is null then null else ${REDACTED} end
+    where id = ${ticketId}`;
+  await sql`update comments set body = ${REDACTED}, updated_at = ${now} where ticket_id = ${ticketId} and body <> ${REDACTED}`;
+  await sql`
+    update time_entries set note = ${REDACTED}, updated_at = ${now}
+    where ticket_id = ${ticketId} and note is not null and note <> ${REDACTED}`;
+  await sql`delete from attachments where ticket_id = ${ticketId}`;
+  const marker = sql`to_jsonb(${REDACTED}::text)`;
+  const quoted = (key: string) => sql`case when payload->${key} = 'null'::jsonb then payload->${key} else ${marker} end`;
+  const quotes = sql`(kind = 'field_changed' and payload->>'field' = any(${QUOTING_FIELDS}::text[]))`;
+  await sql`
+    update ticket_events
+    set payload = case
+          when ${quotes} then payload || jsonb_build_object('old', ${quoted('old')}, 'new', ${quoted('new')})
+          when kind = 'attachment_added' then payload || jsonb_build_object('filename', ${marker})
+          else payload end,
+        subject = case when subject is null then null else ${REDACTED} end
+    where ticket_id = ${ticketId} and (${quotes} or kind = 'attachment_added' or subject is not null)`;
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { tx, type Ctx } from '../ctx.ts';
-import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { conflict, forbidden, invalid } from '../errors.ts';
 import { findPeriod, periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
+import { holdTickets } from '../tickets/concurrency.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
 import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, requireStaff, staffMember } from './common.ts';
@@ -49,6 +50,9 @@ export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }>
       // every other time write uses, so the two cannot deadlock. The common path locks nothing early.
       await lockTicketRow(sql, ticket.id);
       period = await periodForDate(sql, p.workspaceId, body.spentOn, today);
+    } else {
+      // keeps a concurrent DELETE of the ticket from landing between these checks and the insert
+      await holdTickets(sql, [ticket.id]);
     }
     if (!period) throw conflict('before_first_period_note', { field: 'spentOn' }, 'The date lies before the first period; time cannot be logged there.');
     if (period.closed) throw conflict('closed_period_log', { periodId: period.id }, 'The period of this date is closed.');
@@ -70,10 +74,8 @@ export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }>
       },
       now,
     );
-    // pipelined too; a ticket deleted since it was read fails the foreign key: as if it never existed
-    await Promise.all([insert, event]).catch((err: { code?: string }) => {
-      throw err.code === '23503' ? notFound(undefined, undefined, 'No such ticket.') : err;
-    });
+    // pipelined too; the ticket is held, so a concurrent DELETE waits for this transaction
+    await Promise.all([insert, event]);
     return { id };
   });
 }

@@ -14,10 +14,11 @@ export async function reattributeTicketTime(ctx: Ctx, ticketId: string): Promise
   const p = ctx.principal;
   requireStaff(p);
   requireSession(p);
-  requireAdmin(p);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
+    // A hidden ticket is 404 before any role check (the contract's first rule).
     const ticket = await loadTicket(ctx, ticketId, { lock: true });
+    requireAdmin(p);
     const now = ctx.now();
     const rows = await sql`
       update time_entries e set billing_client_id = ${ticket.billingClientId}, updated_at = ${now}
