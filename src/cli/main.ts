@@ -14,7 +14,7 @@ import { serveStdio } from '../mcp/stdio.ts';
 const usage = `wt — work tracker command line
 
   wt migrate                                   apply database migrations
-  wt mcp                                       MCP server on stdio (token from WT_TOKEN; WT_MCP_TOOLSETS, WT_MCP_READONLY)
+  wt mcp [--toolsets a,b] [--readonly]         MCP server on stdio (token from WT_TOKEN; or WT_MCP_TOOLSETS, WT_MCP_READONLY)
   wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
   wt workspace create --slug S --name N        create a workspace with the default workflow
   wt user create --workspace S --email E --name N --role R [--password P] [--client CODE]
@@ -61,6 +61,8 @@ async function run(argv: string[]): Promise<void> {
       projects: { type: 'string' },
       agent: { type: 'string' },
       expires: { type: 'string' },
+      toolsets: { type: 'string' },
+      readonly: { type: 'boolean' },
     },
   });
   const command = positionals.join(' ');
@@ -78,7 +80,7 @@ async function run(argv: string[]): Promise<void> {
         console.log('migrations applied');
         break;
       case 'mcp':
-        await serveStdio(db.sql);
+        await serveStdio(db.sql, process.env, { toolsets: values.toolsets, readonly: values.readonly });
         break;
       case 'demo': {
         const demo = await ensureDemo(db.sql);

@@ -1,10 +1,16 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router } from '@koa/router';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
-import { forbidden, unauthenticated } from '../core/errors.ts';
+import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
 import { coreCtx, type AppContext, type AppDeps, type AppState } from '../http/context.ts';
-import { buildMcpServer, parseOptions } from './server.ts';
+import { toAppError } from '../http/middleware/errors.ts';
+import { parseOptions, type McpOptions } from './options.ts';
+import { limitMcpRequest } from './limits.ts';
+import { buildMcpServer } from './server.ts';
+import { guardRequests, invalidMessage, parseError, rpcError, type RpcError } from './wire.ts';
 
 /** Hosts a browser may reach us under; anything else is a DNS-rebinding attempt. */
 function allowedHosts(deps: AppDeps): Set<string> {
@@ -33,6 +39,57 @@ function checkHostAndOrigin(ctx: AppContext, hosts: Set<string>) {
   }
 }
 
+function answer(ctx: AppContext, status: number, body: RpcError) {
+  ctx.status = status;
+  ctx.body = body;
+}
+
+/** Requests that reached the MCP route: errors from before it are about the body, and answered in JSON-RPC. */
+const reachedRoute = new WeakSet<object>();
+
+/**
+ * Mounted before the body parser: on /mcp, a body the shared parser refuses (not JSON, JSON that
+ * is not an object or array, too large, a bad encoding or content type) is answered as JSON-RPC,
+ * which an MCP client understands, instead of the REST envelope. Errors from the route itself
+ * (401 with WWW-Authenticate, a foreign Host) keep the envelope.
+ */
+export const mcpBodyErrors: Middleware = async (ctx, next) => {
+  if (ctx.path !== '/mcp') return next();
+  try {
+    await next();
+  } catch (err) {
+    if (reachedRoute.has(ctx)) throw err;
+    const raw = err && typeof err === 'object' ? (err as { body?: unknown }).body : undefined;
+    if (typeof raw === 'string') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        return answer(ctx as AppContext, 400, parseError());
+      }
+      return answer(ctx as AppContext, 400, invalidMessage(parsed) ?? rpcError(null, ErrorCode.InvalidRequest, 'Invalid request.'));
+    }
+    const e = toAppError(err);
+    if (!e || e.status >= 500) throw err;
+    // the SDK's transport answers its own HTTP-level refusals (406, 413, 415) with -32000 too
+    answer(ctx as AppContext, e.status, rpcError(null, -32000, e.message, { code: e.code, reason: e.reason ?? null }));
+  }
+};
+
+/** toolsets/readonly from the query string, else the X-MCP-* headers; an unknown value is refused. */
+function connectionOptions(ctx: AppContext): McpOptions {
+  const q = (name: string): string | undefined => {
+    const v = ctx.query[name];
+    return Array.isArray(v) ? v.join(',') : v;
+  };
+  const fromQuery = { toolsets: q('toolsets'), readonly: q('readonly') };
+  const header = (name: string) => (ctx.headers[name] === undefined ? undefined : ctx.get(name));
+  return parseOptions(fromQuery.toolsets ?? header('x-mcp-toolsets'), fromQuery.readonly ?? header('x-mcp-readonly'), {
+    toolsets: fromQuery.toolsets !== undefined ? 'toolsets' : 'X-MCP-Toolsets',
+    readonly: fromQuery.readonly !== undefined ? 'readonly' : 'X-MCP-Readonly',
+  });
+}
+
 /**
  * Streamable HTTP at /mcp, stateless: every request gets a server built for its token's
  * surface, with the verified principal handed to the SDK as `req.auth`.
@@ -41,14 +98,26 @@ export function mcpRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
   const hosts = allowedHosts(deps);
   const handle = async (ctx: AppContext) => {
+    reachedRoute.add(ctx);
     checkHostAndOrigin(ctx, hosts);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
     const principal: Principal = { ...(await deps.verifier.verify(m[1]!, null, (deps.now ?? (() => new Date()))())), source: 'mcp' };
-    const opts = parseOptions(
-      (ctx.query.toolsets as string | undefined) ?? (ctx.get('x-mcp-toolsets') || undefined),
-      (ctx.query.readonly as string | undefined) ?? (ctx.get('x-mcp-readonly') || undefined),
-    );
+    if (await limitMcpRequest(deps, ctx, principal)) return;
+    const body: unknown = ctx.request.body;
+    const requestId = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : null;
+    let opts: McpOptions;
+    try {
+      opts = connectionOptions(ctx);
+    } catch (err) {
+      // shown by MCP clients when connecting: the SDK client reports the HTTP error with this body
+      if (!(err instanceof AppError)) throw err;
+      return answer(ctx, 400, rpcError(requestId, ErrorCode.InvalidParams, err.message, { code: err.code, reason: err.reason ?? null, ...err.details }));
+    }
+    if (ctx.method === 'POST') {
+      const bad = invalidMessage(body);
+      if (bad) return answer(ctx, 400, bad);
+    }
     ctx.state.principal = principal;
     const server = buildMcpServer(
       (p) => ({ ...coreCtx(deps, ctx), principal: p }),
@@ -65,10 +134,18 @@ export function mcpRoutes(deps: AppDeps) {
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, ctx.res, ctx.request.body);
+    guardRequests(transport);
+    await transport.handleRequest(req, ctx.res, body);
   };
   r.post('/mcp', handle);
-  r.get('/mcp', handle);
-  r.delete('/mcp', handle);
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE). Answered
+  // as the MCP spec allows, 405, so a client never holds an event stream that nothing writes to.
+  const noStream = (ctx: AppContext) => {
+    reachedRoute.add(ctx);
+    ctx.set('Allow', 'POST');
+    answer(ctx, 405, rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.'));
+  };
+  r.get('/mcp', noStream);
+  r.delete('/mcp', noStream);
   return r;
 }

@@ -1,42 +1,17 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { z } from 'zod';
 import type { Principal } from '../core/auth/principal.ts';
 import type { Ctx } from '../core/ctx.ts';
+import { availableTools, refusalFor, toolNotAvailable } from './admit.ts';
 import { admitErrors, toolJsonSchema } from './json-schema.ts';
+import type { McpOptions } from './options.ts';
 import { allTools } from './registry.ts';
-import { runTool, surfaceKey, surfaceOf, toolsets, type Surface, type ToolDef, type ToolErrorLog, type Toolset } from './tool.ts';
+import { ProtocolError } from './wire.ts';
+import { errorResult, internalResult, runTool, surfaceKey, surfaceOf, type Surface, type ToolDef, type ToolErrorLog } from './tool.ts';
 
 export { surfaceOf };
-
-export interface McpOptions {
-  /** Only these toolsets (null: all). */
-  toolsets: ReadonlySet<Toolset> | null;
-  /** Read-only connection: no tool that changes data. */
-  readonly: boolean;
-}
-
-/** Parses `?toolsets=tickets,time&readonly=1` (or the X-MCP-Toolsets / X-MCP-Readonly headers). */
-export function parseOptions(toolsetsParam: string | undefined, readonlyParam: string | undefined): McpOptions {
-  const names = (toolsetsParam ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const known = names.filter((n): n is Toolset => (toolsets as readonly string[]).includes(n));
-  return { toolsets: names.length ? new Set(known) : null, readonly: ['1', 'true', 'yes'].includes((readonlyParam ?? '').toLowerCase()) };
-}
-
-/** The tools this connection may call: the token decides (scopes, role), then the connection narrows (toolsets, read-only). */
-export function availableTools(surface: Surface, opts: McpOptions, tools: ToolDef[] = allTools): ToolDef[] {
-  return tools.filter(
-    (t) =>
-      surface.principal.scopes.has('read') &&
-      (!t.writes || (surface.canWrite && !opts.readonly)) &&
-      (!opts.toolsets || opts.toolsets.has(t.toolset)) &&
-      (t.available?.(surface) ?? true),
-  );
-}
 
 export const SERVER_INFO = { name: 'worktracker', version: '0.1.0' };
 
@@ -53,7 +28,7 @@ interface PreparedTool {
 }
 
 interface PreparedSurface {
-  tools: PreparedTool[];
+  tools: Map<string, PreparedTool>;
   listing: Tool[];
 }
 
@@ -91,58 +66,57 @@ export function prepareSurface(surface: Surface, opts: McpOptions): PreparedSurf
     return { def, input, listed };
   });
   if (prepared.size >= MAX_PREPARED) prepared.clear();
-  const entry = { tools, listing: tools.map((t) => t.listed) };
+  const entry = { tools: new Map(tools.map((t) => [t.def.name, t])), listing: tools.map((t) => t.listed) };
   prepared.set(key, entry);
   return entry;
 }
 
 /**
  * One JSON Schema validator for every server: the SDK otherwise builds an Ajv instance per
- * McpServer, which was three quarters of the cost of a stateless request's server (160 -> 40 µs).
+ * server, which was three quarters of the cost of a stateless request's server (160 -> 40 µs).
  * This server never validates anything with it (it sends no elicitation requests).
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-type Internals = {
-  validateToolInput: (tool: unknown, args: unknown) => Promise<unknown>;
-  validateToolOutput: (tool: unknown, result: unknown) => Promise<void>;
-};
+const toolsByName = new Map(allTools.map((t) => [t.name, t]));
 
 /**
- * An MCP server for one verified principal. Tool handlers read the principal from
- * `extra.authInfo` (set by the HTTP transport) and fall back to the one given (stdio).
+ * The one place a tools/call is admitted: a tool of this connection runs (runTool validates its
+ * arguments and calls the core); a tool that exists but not here is an `isError` result, 403
+ * `tool_not_available` saying why, so an assistant can tell the user; a name that is no tool at
+ * all is the protocol error the MCP spec names for it (-32602, "Unknown tool").
  */
-export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Principal, opts: McpOptions, logError?: ToolErrorLog): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: sharedValidator,
-  });
-  // Arguments and results are validated by each tool's own schemas inside runTool, so that a bad
-  // argument is an `invalid` tool result with a reason (like REST's 400) rather than the SDK's
-  // plain-text error, and a result is not parsed twice.
-  const internals = server as unknown as Internals;
-  internals.validateToolInput = async (_tool, args) => args ?? {};
-  internals.validateToolOutput = async () => {};
+export async function callTool(ctx: Ctx, surface: Surface, opts: McpOptions, name: string, args: unknown, logError?: ToolErrorLog): Promise<CallToolResult> {
+  const here = prepareSurface(surface, opts).tools.get(name);
+  if (here) return runTool(here.def, ctx, surface, args, here.input, logError);
+  const tool = toolsByName.get(name);
+  const refusal = tool && refusalFor(tool, surface, opts);
+  if (!tool || !refusal)
+    throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}. tools/list names the tools of this connection.`);
+  return errorResult(toolNotAvailable(tool, refusal));
+}
+
+/**
+ * An MCP server for one verified principal (a stateless HTTP request or a stdio process). The
+ * low-level Server with our own tools/list and tools/call handlers: McpServer's registerTool
+ * would convert schemas on every request, validate arguments into plain-text errors, answer a
+ * tool it does not hold with an error carrying no code, and advertise `tools.listChanged`,
+ * a notification this server never sends (tools are fixed for a connection's life).
+ */
+export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Principal, opts: McpOptions, logError?: ToolErrorLog): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
   const surface = surfaceOf(principal);
-  const { tools, listing } = prepareSurface(surface, opts);
-  for (const { def, input, listed } of tools) {
-    server.registerTool(
-      def.name,
-      {
-        title: def.title,
-        description: def.description,
-        inputSchema: input,
-        outputSchema: def.output,
-        annotations: listed.annotations,
-      },
-      async (args: unknown, extra: { authInfo?: { extra?: Record<string, unknown> } }) => {
-        const p = (extra.authInfo?.extra?.principal as Principal | undefined) ?? principal;
-        return p === principal ? runTool(def, makeCtx(p), surface, args, input, logError) : runTool(def, makeCtx(p), surfaceOf(p), args, undefined, logError);
-      },
-    );
-  }
-  // tools/list from the cache: the SDK would convert every schema to JSON Schema on each request.
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  const { listing } = prepareSurface(surface, opts);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+    try {
+      return await callTool(makeCtx(principal), surface, opts, params.name, params.arguments, logError);
+    } catch (err) {
+      // the SDK would answer -32603 with the exception's message; only our protocol errors go out as such
+      if (err instanceof ProtocolError) throw err;
+      logError?.(err, params.name);
+      return internalResult();
+    }
+  });
   return server;
 }

@@ -1,17 +1,33 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Db } from '../db/connect.ts';
 import { TokenVerifier } from '../core/auth/tokens.ts';
 import { unauthenticated } from '../core/errors.ts';
 import { makeLogger } from '../log.ts';
-import { buildMcpServer, parseOptions } from './server.ts';
+import { parseOptions } from './options.ts';
+import { buildMcpServer } from './server.ts';
+import { LineTransport } from './stdio-transport.ts';
+import { guardRequests } from './wire.ts';
+
+/** `wt mcp --toolsets a,b --readonly`: flags win over WT_MCP_TOOLSETS / WT_MCP_READONLY. */
+export interface StdioFlags {
+  toolsets?: string;
+  readonly?: boolean;
+}
+
+/** An empty environment variable counts as unset, as shells and launchers commonly mean it. */
+const envValue = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v);
 
 /**
  * `wt mcp`: the same tools over stdio for a local assistant, authenticated by WT_TOKEN.
- * Resolves when the client closes the connection.
+ * Resolves when the client closed stdin and every call it sent has been answered.
  */
-export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env, flags: StdioFlags = {}): Promise<void> {
   const token = env.WT_TOKEN;
   if (!token) throw unauthenticated('Set WT_TOKEN to an API token.');
+  // refused before anything else: a typo must not start a server with no tools
+  const opts = parseOptions(flags.toolsets ?? envValue(env.WT_MCP_TOOLSETS), flags.readonly ? 'true' : envValue(env.WT_MCP_READONLY), {
+    toolsets: flags.toolsets !== undefined ? '--toolsets' : 'WT_MCP_TOOLSETS',
+    readonly: 'WT_MCP_READONLY',
+  });
   const verifier = new TokenVerifier(sql, 0);
   const principal = { ...(await verifier.verify(token, null, new Date())), source: 'mcp' as const };
   // stdout carries the protocol: logs go to stderr
@@ -19,15 +35,13 @@ export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env):
   const server = buildMcpServer(
     (p) => ({ sql, principal: p, now: () => new Date() }),
     principal,
-    parseOptions(env.WT_MCP_TOOLSETS, env.WT_MCP_READONLY),
+    opts,
     (err, tool) => log.error({ err, tool }, 'mcp tool failed'),
   );
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
+  const transport = new LineTransport();
+  transport.onerror = (err) => log.warn({ err }, 'mcp stdio');
   await server.connect(transport);
-  await closed;
+  guardRequests(transport);
+  await transport.drained;
   await server.close();
 }

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { isClientRole, type Principal } from '../core/auth/principal.ts';
 import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
+import { assertCleanInput } from '../core/input.ts';
 import { toAppError } from '../http/middleware/errors.ts';
+import { runToolOnce, withIdempotencyKey } from './idempotent.ts';
 
 export const toolsets = ['tickets', 'board', 'time', 'documents', 'context', 'workflow'] as const;
 export type Toolset = (typeof toolsets)[number];
@@ -35,6 +37,22 @@ export function surfaceKey(s: Surface): string {
   return `${s.canWrite ? 'w' : 'r'}${s.inbox ? 'i' : '-'}${s.client ? 'c' : 's'}:${s.projectIds ? [...s.projectIds].sort().join(',') : '*'}`;
 }
 
+/** A condition besides scopes for a tool to exist, with what to tell a caller who calls it anyway. */
+export interface Availability {
+  test: (surface: Surface) => boolean;
+  /** `details.cause` of the `tool_not_available` result. */
+  cause: string;
+  /** Completes "Tool x is not available: ...". */
+  message: string;
+}
+
+/** Time tracking: every time operation refuses client users, so the tools do not exist for them. */
+export const workspaceUsersOnly: Availability = {
+  test: (s) => !s.client,
+  cause: 'client_user',
+  message: 'it is for workspace users, and client users have no time tracking',
+};
+
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
@@ -46,7 +64,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   destructive?: boolean;
   idempotent?: boolean;
   /** Whether the tool exists on this surface at all (besides scopes); default: always. */
-  available?: (surface: Surface) => boolean;
+  available?: Availability;
   /** The input schema for this connection's surface (arguments a token cannot use are left out). */
   input: (surface: Surface) => I;
   output: O;
@@ -59,10 +77,13 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 
 /** Keeps the generic types of one tool while collecting tools of different shapes in one list. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef {
-  return def as unknown as ToolDef;
+  return withIdempotencyKey(def as unknown as ToolDef);
 }
 
-/** The contract's error, as a tool result: `isError` with the REST code, reason and details. */
+/**
+ * The contract's error, as a tool result: `isError` with the REST code, reason and details. Only
+ * an AppError's own message and details go out (never an exception's text, which may quote SQL).
+ */
 export function errorResult(e: AppError, fields?: Record<string, string>): CallToolResult {
   const details: Record<string, unknown> = { ...e.details };
   const field = typeof details.field === 'string' ? details.field : null;
@@ -73,6 +94,11 @@ export function errorResult(e: AppError, fields?: Record<string, string>): CallT
   }
   const structured = { code: e.code, reason: e.reason ?? null, message: e.message, details };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** A bug's answer: the caller learns only that it happened (the exception's text may quote SQL or carry a stack). */
+export function internalResult(): CallToolResult {
+  return errorResult(new AppError('internal', 'Something went wrong; the error was logged.'));
 }
 
 /** Where a tool's unexpected failure (a bug: REST's 500) is reported; the caller only learns that it happened. */
@@ -94,13 +120,19 @@ export async function runTool(
   logError?: ToolErrorLog,
 ): Promise<CallToolResult> {
   try {
-    const args = input.parse(rawArgs ?? {});
+    // NUL and lone surrogates: the app-wide input rule (REST applies it to bodies and queries)
+    assertCleanInput(rawArgs);
+    const { idempotencyKey, ...args } = input.parse(rawArgs ?? {}) as Record<string, unknown>;
+    if (typeof idempotencyKey === 'string') {
+      const { idempotencyKey: _key, ...rest } = rawArgs as Record<string, unknown>;
+      return await runToolOnce(ctx, tool.name, idempotencyKey, rest, (c) => runTool(tool, c, surface, rest, input, logError));
+    }
     const out = tool.output.parse(await tool.run(ctx, args, surface)) as Record<string, unknown>;
     return { content: [{ type: 'text', text: tool.text ? tool.text(out) : JSON.stringify(out) }], structuredContent: out };
   } catch (err) {
     const e = toAppError(err);
     if (e) return errorResult(e, tool.fields);
     logError?.(err, tool.name);
-    return errorResult(new AppError('internal', 'Something went wrong; the error was logged.'));
+    return internalResult();
   }
 }

@@ -7,10 +7,7 @@ import { listTime } from '../../core/time/list.ts';
 import { logTime } from '../../core/time/log.ts';
 import { parseUuid } from '../../core/validation.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
-import { defineTool, type Surface } from '../tool.ts';
-
-/** Every time operation refuses client users: the tools do not exist for them. */
-const staffOnly = (s: Surface) => !s.client;
+import { defineTool, workspaceUsersOnly as staffOnly } from '../tool.ts';
 
 const clockArg = z.string().nullable().describe('Start time HH:MM (your timezone).');
 const noteArg = z.string().max(10_000).nullable().describe('Internal note, never shown to clients.');
@@ -76,8 +73,8 @@ export const updateTimeEntryTool = defineTool({
 
 const entry = z.object({
   id: z.string(),
-  ticketRef: z.string(),
-  title: z.string(),
+  ticketRef: z.string().nullable().describe('Null when the ticket is no longer visible to you'),
+  title: z.string().nullable(),
   spentOn: z.string(),
   startedAt: z.string().nullable(),
   minutes: z.number(),
