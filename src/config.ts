@@ -17,6 +17,18 @@ const schema = z.object({
   TOKEN_CACHE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   WORKER: z.enum(['on', 'off']).default('on'),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // Per API token and minute, counted in PostgreSQL across processes; GET/HEAD are reads, the rest writes.
+  RATE_LIMIT_READS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  // Failed logins and re-authentications before 429, per email and per client address, within the window.
+  LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  LOGIN_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600)
+    .default(15 * 60),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -5,6 +5,7 @@ import type { Session } from '../core/auth/sessions.ts';
 import type { Ctx } from '../core/ctx.ts';
 import type { Caches } from '../core/cache.ts';
 import type { LoginGuard } from '../core/auth/login-guard.ts';
+import type { TokenLimits } from '../core/limits/token-limits.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
@@ -18,6 +19,8 @@ export interface AppDeps {
   caches?: Caches;
   /** Failed-login throttling; absent: no throttling (one-off tools). */
   loginGuard?: LoginGuard;
+  /** Requests per token and minute; absent: not limited (one-off tools). */
+  limits?: TokenLimits;
   now?: () => Date;
 }
 
@@ -25,6 +28,8 @@ export interface AppState {
   requestId: string;
   principal?: Principal;
   session?: Session;
+  /** The transaction an idempotent request runs in; core operations join it. */
+  tx?: Db;
 }
 
 export type AppContext = RouterContext<AppState>;
@@ -34,5 +39,6 @@ export type AppRouter = Router<AppState>;
 export function coreCtx(deps: AppDeps, ctx: AppContext): Ctx {
   const principal = ctx.state.principal;
   if (!principal) throw new Error('coreCtx called before authentication');
-  return { sql: deps.sql, principal, now: deps.now ?? (() => new Date()), caches: deps.caches };
+  const tx = ctx.state.tx;
+  return { sql: tx ?? deps.sql, ...(tx ? { inTx: true } : {}), principal, now: deps.now ?? (() => new Date()), caches: deps.caches };
 }

@@ -2,10 +2,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/tokens.ts';
-import { LoginGuard } from '../../src/core/auth/login-guard.ts';
+import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { makeLogger } from '../../src/log.ts';
+import { listen } from '../../src/http/server.ts';
+import { makeLogger, type Logger } from '../../src/log.ts';
 import { testDb, type TestDb } from './db.ts';
 
 export interface TestApp {
@@ -36,18 +37,29 @@ export interface SessionCookie {
   csrfToken: string;
 }
 
+export interface TestAppOptions {
+  now?: () => Date;
+  tokenCacheMs?: number;
+  /** Environment settings over the defaults (say, small rate limits). */
+  env?: Record<string, string>;
+  /** Another app's database, shared (two web processes over one PostgreSQL); it stays open on close. */
+  db?: TestDb;
+  log?: Logger;
+}
+
+/** Per-token limits high enough that no suite meets them unless it sets its own through `env`. */
+const UNLIMITED = { RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000' };
+
 /** A real HTTP server on a random port over a database of its own. */
-export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: number } = {}): Promise<TestApp> {
-  const db = await testDb();
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url });
-  const log = makeLogger('silent');
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const db = opts.db ?? (await testDb());
+  const config = loadConfig({ ...process.env, ...UNLIMITED, ...opts.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url });
+  const log = opts.log ?? makeLogger('silent');
   const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
   await verifier.listen();
   const caches = await startCaches(db.sql);
-  const app = buildApp({ sql: db.sql, config, log, verifier, caches, loginGuard: new LoginGuard(), now: opts.now });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limitsFromConfig(db.sql, config), now: opts.now });
+  const server: Server = await listen(app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
     const headers: Record<string, string> = { ...o.headers };
@@ -77,7 +89,7 @@ export async function startTestApp(opts: { now?: () => Date; tokenCacheMs?: numb
       await new Promise((r) => server.close(r));
       await verifier.close();
       await stopCaches(caches);
-      await db.close();
+      if (!opts.db) await db.close();
     },
   };
 }

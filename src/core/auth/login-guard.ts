@@ -1,39 +1,63 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { Db } from '../../db/connect.ts';
 import { AppError } from '../errors.ts';
+import { isLimitReached, postgresLimiter, secondsUntil } from '../limits/store.ts';
 
-const WINDOW_SECONDS = 15 * 60;
+export interface LoginLimits {
+  /** Failed attempts per email (login and re-authentication together) within the window. */
+  perEmail: number;
+  /** Failed attempts per client address within the window. */
+  perAddress: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perEmail: 10, perAddress: 50, windowSeconds: 15 * 60 };
 
 /**
- * Slows password guessing: after 10 failed logins for one email, or 50 from one address,
- * within 15 minutes, further attempts answer 429 `rate_limited` with Retry-After until the
- * window passes, whatever the password. A successful login clears the email's count.
- * Counts live in process memory (rate-limiter-flexible): per process, reset on restart.
+ * Slows password guessing on login and re-authentication: after `perEmail` failed attempts for
+ * one email, or `perAddress` from one address, within the window, further attempts answer 429
+ * `rate_limited` with Retry-After until the window passes, whatever the password. Counts live
+ * in PostgreSQL, so every web process sees the same ones.
+ *
+ * Each attempt takes its point before the password is checked (one atomic upsert per key), so a
+ * burst of parallel guesses cannot all slip past a check made before any failure was recorded.
+ * A success clears the email's count and gives the address its point back.
  */
 export class LoginGuard {
-  private byEmail = new RateLimiterMemory({ points: 10, duration: WINDOW_SECONDS });
-  private byAddress = new RateLimiterMemory({ points: 50, duration: WINDOW_SECONDS });
+  private byEmail: RateLimiterPostgres;
+  private byAddress: RateLimiterPostgres;
 
-  async check(email: string, address: string): Promise<void> {
-    const [e, a] = await Promise.all([this.byEmail.get(email.toLowerCase()), this.byAddress.get(address)]);
-    const blocked = [
-      { res: e, limit: 10 },
-      { res: a, limit: 50 },
-    ].filter((x) => x.res && x.res.consumedPoints >= x.limit);
+  constructor(sql: Db, limits: LoginLimits = DEFAULT_LOGIN_LIMITS) {
+    this.byEmail = postgresLimiter(sql, { keyPrefix: 'login_email', points: limits.perEmail, durationSeconds: limits.windowSeconds });
+    this.byAddress = postgresLimiter(sql, { keyPrefix: 'login_address', points: limits.perAddress, durationSeconds: limits.windowSeconds });
+  }
+
+  /** Takes one attempt for the email and the address; throws 429 when either is used up. */
+  async attempt(email: string, address: string): Promise<void> {
+    const results = await Promise.allSettled([this.byEmail.consume(email.toLowerCase()), this.byAddress.consume(address)]);
+    const blocked: number[] = [];
+    for (const r of results) {
+      if (r.status === 'fulfilled') continue;
+      if (!isLimitReached(r.reason)) throw r.reason;
+      blocked.push(r.reason.msBeforeNext);
+    }
     if (blocked.length === 0) return;
-    const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((b) => b.res!.msBeforeNext)) / 1000));
+    const retryAfter = secondsUntil(Math.max(...blocked));
     throw new AppError(
       'rate_limited',
-      'Too many failed logins; try again later.',
+      'Too many failed attempts; try again later.',
       { reason: 'too_many_attempts', retryAfter },
       { 'Retry-After': String(retryAfter) },
     );
   }
 
-  async failed(email: string, address: string): Promise<void> {
-    await Promise.all([this.byEmail.penalty(email.toLowerCase(), 1), this.byAddress.penalty(address, 1)]);
+  async succeeded(email: string, address: string): Promise<void> {
+    await Promise.all([this.byEmail.delete(email.toLowerCase()), this.byAddress.reward(address, 1)]);
   }
+}
 
-  async succeeded(email: string): Promise<void> {
-    await this.byEmail.delete(email.toLowerCase());
-  }
+/** The guard of one request: the process's guard and the caller's address. */
+export interface GuardedBy {
+  guard: LoginGuard;
+  address: string;
 }

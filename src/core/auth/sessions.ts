@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { forbidden, notFound, unauthenticated } from '../errors.ts';
-import type { LoginGuard } from './login-guard.ts';
+import type { GuardedBy } from './login-guard.ts';
 import type { Principal, Role } from './principal.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
 
@@ -41,18 +41,15 @@ export async function login(
   raw: unknown,
   now: Date,
   ttlHours: number,
-  guard?: { guard: LoginGuard; address: string },
+  guard?: GuardedBy,
 ): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
   const input = loginInput.parse(raw);
-  await guard?.guard.check(input.email, guard.address);
+  await guard?.guard.attempt(input.email, guard.address);
   const [who] = await sql<{ id: string; password_hash: string | null }[]>`
     select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
   const ok = await verifyPassword(input.password, who?.password_hash ?? null);
-  if (!who || !ok) {
-    await guard?.guard.failed(input.email, guard.address);
-    throw unauthenticated('The email or password is wrong.');
-  }
-  await guard?.guard.succeeded(input.email);
+  if (!who || !ok) throw unauthenticated('The email or password is wrong.');
+  await guard?.guard.succeeded(input.email, guard.address);
   const secret = newOpaqueSecret();
   const csrfToken = newOpaqueSecret(18);
   const expiresAt = new Date(now.getTime() + ttlHours * 3600_000);
@@ -78,13 +75,22 @@ export async function currentSession(sql: Db, session: Session): Promise<Session
   return sessionInfo(sql, session.identityId, session.csrfToken);
 }
 
-/** POST /api/auth/reauth: stamps the re-authentication time that opens the ten-minute window. */
-export async function reauthenticate(sql: Db, session: Session, raw: unknown, now: Date): Promise<{ ok: true; reauthAt: string }> {
+/**
+ * POST /api/auth/reauth: stamps the re-authentication time that opens the ten-minute window.
+ * Throttled like login and counted against the same email key, so a stolen session cookie
+ * cannot be used to guess the password either.
+ */
+export async function reauthenticate(sql: Db, session: Session, raw: unknown, now: Date, guard?: GuardedBy): Promise<{ ok: true; reauthAt: string }> {
   const input = reauthInput.parse(raw);
-  const [who] = await sql<{ password_hash: string | null }[]>`select password_hash from identities where id = ${session.identityId}`;
+  const [who] = await sql<{ email: string | null; password_hash: string | null }[]>`
+    select email, password_hash from identities where id = ${session.identityId}`;
+  // a person without an email (not one who can log in) is still throttled, by identity
+  const key = who?.email ?? session.identityId;
+  await guard?.guard.attempt(key, guard.address);
   if (!(await verifyPassword(input.password, who?.password_hash ?? null))) {
     throw forbidden('wrong_password', undefined, 'The password is wrong.');
   }
+  await guard?.guard.succeeded(key, guard.address);
   await sql`update sessions set reauth_at = ${now} where id = ${session.id}`;
   return { ok: true, reauthAt: now.toISOString() };
 }

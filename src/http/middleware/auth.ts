@@ -2,7 +2,9 @@ import type { Next } from 'koa';
 import { requireScope, requireSession } from '../../core/auth/guards.ts';
 import { findSession, sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
 import { forbidden, unauthenticated } from '../../core/errors.ts';
+import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
+import { idempotent, wantsIdempotency } from './idempotency.ts';
 
 export const SESSION_COOKIE = 'wt_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -24,6 +26,8 @@ export type Access = 'read' | 'write' | 'session';
 /**
  * Authenticates a workspace route (`/api/w/:slug/...`): a Bearer token, else a session
  * cookie. `access` is what the route needs: a token scope, or a browser session.
+ * A token request is counted against the token's rate limit (its RateLimit headers go on the
+ * response, errors included), and a token POST with `Idempotency-Key` runs at most once.
  */
 export function authenticate(deps: AppDeps, access: Access) {
   return async (ctx: AppContext, next: Next) => {
@@ -34,6 +38,7 @@ export function authenticate(deps: AppDeps, access: Access) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
       ctx.state.principal = await deps.verifier.verify(m[1]!, slug, now);
+      if (deps.limits) ctx.set(await deps.limits.consume(ctx.state.principal.tokenId!, requestKindOf(ctx.method)));
     } else {
       const session = await cookieSession(deps, ctx);
       if (!session) throw unauthenticated();
@@ -42,6 +47,7 @@ export function authenticate(deps: AppDeps, access: Access) {
     }
     if (access === 'session') requireSession(ctx.state.principal);
     else requireScope(ctx.state.principal, access);
-    await next();
+    if (wantsIdempotency(ctx)) await idempotent(deps, ctx, next);
+    else await next();
   };
 }

@@ -15,14 +15,15 @@ export function sessionRoutes(deps: AppDeps) {
     return s;
   };
 
+  const guardOf = (ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
+
   r.post('/login', async (ctx) => {
-    const guard = deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined;
-    const { secret, expiresAt, info } = await login(deps.sql, ctx.request.body, now(), deps.config.SESSION_TTL_HOURS, guard);
+    const { secret, expiresAt, info } = await login(deps.sql, ctx.request.body, now(), deps.config.SESSION_TTL_HOURS, guardOf(ctx));
     ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: expiresAt, path: '/' });
     ctx.body = info;
   });
   r.post('/reauth', async (ctx) => {
-    ctx.body = await reauthenticate(deps.sql, await requireSession(ctx), ctx.request.body, now());
+    ctx.body = await reauthenticate(deps.sql, await requireSession(ctx), ctx.request.body, now(), guardOf(ctx));
   });
   r.post('/logout', async (ctx) => {
     const s = await cookieSession(deps, ctx);
