@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { cleanEnv } from '../test/helpers/spawn.ts';
 
 export interface Measured {
   name: string;
@@ -86,4 +87,50 @@ export async function latency(
   await new Promise((resolve) => child.once('exit', resolve));
   const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<Measured, 'name'> & { statuses: Record<string, number> };
   return { name, ...r, resolution: 'us' };
+}
+
+export interface MixEntry {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** JSON; `{marker}` becomes a string unique in the run (see bench/load-process.ts). */
+  body?: string;
+  weight: number;
+}
+
+export interface MixedResult extends Measured {
+  statuses: Record<string, number>;
+  /** Per mix entry with a marker: the markers answered 2xx, and those that got no answer at all. */
+  acked: Record<string, string[]>;
+  unknown: Record<string, string[]>;
+  byName: Record<string, { requests: number; p50: number; p99: number }>;
+}
+
+/** A closed-loop mixed read/write load from a separate process (bench/load-process.ts), spread over `bases` and `tokens`. */
+export async function mixedLoad(
+  name: string,
+  opts: { bases: string[]; tokens: string[]; mix: MixEntry[]; connections: number; durationMs: number; warmupMs?: number },
+): Promise<MixedResult> {
+  const args = JSON.stringify({ url: opts.bases[0], ...opts, warmupMs: opts.warmupMs ?? 2000 });
+  const child = spawn('node', ['--import', 'tsx', 'bench/load-process.ts', args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((resolve) => child.once('exit', resolve));
+  const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<MixedResult, 'name'>;
+  return { name, ...r, resolution: 'us' };
+}
+
+/**
+ * The environment of a service process under bench: the per-token rate limits are set out of
+ * reach, since the bench measures the service's speed and the load comes from a few tokens.
+ */
+export function serviceEnv(dbUrl: string, port: number): NodeJS.ProcessEnv {
+  return cleanEnv({
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    WORKER: 'off',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_READS_PER_MINUTE: '1000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+  });
 }

@@ -6,9 +6,9 @@ import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { ensureDemo, type Demo } from '../src/core/demo/seed.ts';
 import type { Db } from '../src/db/connect.ts';
-import { cleanEnv, spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
+import { spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
-import { table, type Measured } from './lib.ts';
+import { serviceEnv, table, type Measured } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
 import { board } from './scenarios/board.ts';
 import { tickets } from './scenarios/tickets.ts';
@@ -16,6 +16,7 @@ import { time } from './scenarios/time.ts';
 import { mcp } from './scenarios/mcp.ts';
 import { changes } from './scenarios/changes.ts';
 import { workflow } from './scenarios/workflow.ts';
+import { load } from './scenarios/load.ts';
 
 export interface BenchEnv {
   api: string;
@@ -34,7 +35,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {
@@ -85,7 +86,7 @@ async function main() {
 
     const apiPort = await freePort();
     const barePort = await freePort();
-    const env = cleanEnv({ DATABASE_URL: dbUrl, PORT: String(apiPort), WORKER: 'off', LOG_LEVEL: 'warn' });
+    const env = serviceEnv(dbUrl, apiPort);
     const api = spawnGroup('node', ['--import', 'tsx', 'src/main.ts', 'web'], env);
     const bare = spawnGroup('node', ['--import', 'tsx', 'bench/bare-server.ts', String(barePort), dbUrl, demo.slug], env);
     procs.push(api, bare);

@@ -1,14 +1,23 @@
 import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from './config.ts';
 import { TokenVerifier } from './core/auth/tokens.ts';
-import { LoginGuard } from './core/auth/login-guard.ts';
+import { limitsFromConfig } from './core/limits/from-config.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
+import { listen } from './http/server.ts';
+import { markDraining } from './http/routes/health.ts';
 import { startWorker } from './jobs/worker.ts';
-import { makeLogger } from './log.ts';
+import { makeLogger, type Logger } from './log.ts';
+
+/** In-flight HTTP requests get this long after SIGTERM; then their connections are closed. */
+const HTTP_DRAIN_MS = 10_000;
+/** Running jobs get this long; then graphile-worker signals their abortSignal. */
+const JOB_DRAIN_MS = 10_000;
+/** Past this the process exits non-zero whatever is still running. */
+const HARD_STOP_MS = 25_000;
 
 /** `npm start` runs web and worker in one process; the Procfile runs them apart (`web`, `worker`). */
 async function main(role: 'all' | 'web' | 'worker') {
@@ -18,6 +27,8 @@ async function main(role: 'all' | 'web' | 'worker') {
   const applied = await migrate(db.sql, db.url);
   if (applied.length) log.info({ applied }, 'migrations applied');
 
+  // Drained in parallel on SIGTERM (new work is refused at once); then the listeners and the pool.
+  const drains: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
   if (role !== 'worker') {
     const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
@@ -30,20 +41,28 @@ async function main(role: 'all' | 'web' | 'worker') {
     const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
     await verifier.listen();
     const caches = await startCaches(db.sql);
-    const app = buildApp({ sql: db.sql, config, log, verifier, caches, loginGuard: new LoginGuard() });
-    const server: Server = await new Promise((resolve) => {
-      const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-    });
+    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limitsFromConfig(db.sql, config) });
+    const server = await listen(app, config.PORT, config.HOST);
     log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
+    drains.push(() => drainHttp(server, log));
     closers.push(
-      () => new Promise<void>((resolve) => server.close(() => resolve())),
       () => verifier.close(),
       () => stopCaches(caches),
     );
   }
   if (role !== 'web' && config.WORKER === 'on') {
-    const runner = await startWorker(db.url, log);
-    closers.push(() => runner.stop());
+    const worker = await startWorker(db.url, db.sql, log, { drainMs: JOB_DRAIN_MS });
+    let workerStopping = false;
+    // A runner that fails for good stops taking jobs: exit so the process manager starts a new one.
+    worker.runner.promise.catch((err: unknown) => {
+      if (workerStopping) return;
+      log.fatal({ err }, 'worker runner failed');
+      process.exit(1);
+    });
+    drains.push(() => {
+      workerStopping = true;
+      return worker.stop();
+    });
   }
 
   let stopping = false;
@@ -51,12 +70,38 @@ async function main(role: 'all' | 'web' | 'worker') {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    for (const close of closers) await close().catch((err) => log.error({ err }, 'close failed'));
+    markDraining();
+    setTimeout(() => {
+      log.error({ ms: HARD_STOP_MS }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, HARD_STOP_MS).unref();
+    await Promise.all(drains.map((drain) => drain().catch((err: unknown) => log.error({ err }, 'drain failed'))));
+    for (const close of closers) await close().catch((err: unknown) => log.error({ err }, 'close failed'));
     await db.close();
+    log.info({ signal }, 'stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Stops accepting connections and waits for in-flight requests. Keep-alive connections that
+ * finish their request are closed as soon as they are idle; after HTTP_DRAIN_MS the rest are cut.
+ */
+function drainHttp(server: Server, log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const force = setTimeout(() => {
+      log.warn({ ms: HTTP_DRAIN_MS }, 'requests still running after the drain period; closing their connections');
+      server.closeAllConnections();
+    }, HTTP_DRAIN_MS);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+  });
 }
 
 function announceDemo(demo: Awaited<ReturnType<typeof ensureDemo>>, host: string, port: number) {

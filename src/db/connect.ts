@@ -6,12 +6,28 @@ export type Db = postgres.Sql;
 /** Called with every statement sent (postgres.js `debug`); tests use it to count round trips. */
 export type QueryObserver = (connection: number, query: string, params: unknown[]) => void;
 
+/**
+ * How long a new connection may take before the query fails with CONNECT_TIMEOUT (postgres.js
+ * waits 30 s by default): a request during an outage should answer 503 soon, not hang.
+ */
+export const CONNECT_TIMEOUT_SECONDS = 5;
+
+/**
+ * Pause before a connection tries again after a failed attempt. postgres.js grows it to 20 s,
+ * so after a restart longer than a few seconds the service stayed down that long after the
+ * server was back; a short, capped pause recovers within about a second and costs one refused
+ * connect per connection and second while the server is away.
+ */
+const reconnectBackoff = (attempt: number) => Math.min(0.05 * 2 ** attempt, 1);
+
 export function connect(url: string, opts: { max?: number; debug?: QueryObserver } = {}): Db {
   return postgres(url, {
     max: opts.max ?? 10,
     ...(opts.debug ? { debug: opts.debug } : {}),
     onnotice: () => {},
     idle_timeout: 30,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectBackoff,
     connection: { application_name: 'worktracker' },
     transform: { undefined: null },
   });
@@ -32,4 +48,26 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 export async function inTransaction<T>(sql: Db, fn: (sql: Db) => Promise<T>): Promise<T> {
   if ('savepoint' in sql) return fn(sql);
   return sql.begin((t) => fn(t as unknown as Db)) as Promise<T>;
+}
+
+/** postgres.js codes for a connection that failed, broke or timed out (not an error in a statement). */
+const clientConnectionCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT']);
+/** Socket errors while connecting or talking to the server. */
+const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Server codes: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, class 08 connection exceptions. */
+const serverUnavailable = (code: string) => code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08');
+
+/**
+ * True when `err` says the database cannot be reached right now (down, restarting, refusing
+ * connections): the request may succeed if retried later, so callers answer 503, not 500.
+ */
+export function isConnectionError(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (clientConnectionCodes.has(code) || socketCodes.has(code)) return true;
+    if (err instanceof postgres.PostgresError && serverUnavailable(code)) return true;
+  }
+  // Node reports a connect to several addresses that all failed as one AggregateError.
+  return err instanceof AggregateError && err.errors.some(isConnectionError);
 }

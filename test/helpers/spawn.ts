@@ -56,3 +56,19 @@ export async function runToEnd(command: string, args: string[], env: NodeJS.Proc
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, stdout, stderr };
 }
+
+/** Starts one Procfile role (`web` or `worker`) as the Procfile does: node with tsx, no npm in between. */
+export function spawnRole(role: 'web' | 'worker', env: Record<string, string>): Spawned {
+  return spawnGroup('node', ['--import', 'tsx', 'src/main.ts', role], cleanEnv(env));
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, intervalMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

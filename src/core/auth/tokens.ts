@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, invalid, notFound, unauthenticated } from '../errors.ts';
+import { datetimeSchema } from '../input.ts';
 import { requireSession } from './guards.ts';
 import { isAdminRole, scopes, type Principal, type Role, type Scope } from './principal.ts';
 import { newApiToken, sha256 } from './secrets.ts';
@@ -12,7 +13,7 @@ export const createTokenInput = z.object({
   projectIds: z.array(z.uuid()).max(100).nullish().describe('Restrict the token to these projects'),
   kind: z.enum(['delegated', 'agent']).default('delegated'),
   agentId: z.uuid().nullish().describe('The agent account an agent token acts as'),
-  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+  expiresAt: datetimeSchema.nullish(),
 });
 export type CreateTokenInput = z.input<typeof createTokenInput>;
 
@@ -176,7 +177,13 @@ export class TokenVerifier {
   ) {}
 
   async listen(): Promise<void> {
-    const sub = await this.sql.listen(TOKEN_REVOKED_CHANNEL, (id) => this.forget(id));
+    // postgres.js re-subscribes after a lost connection (a database restart) and then calls the
+    // third argument: revocations sent while it was away were missed, so forget every token.
+    const sub = await this.sql.listen(
+      TOKEN_REVOKED_CHANNEL,
+      (id) => this.forget(id),
+      () => this.cache.clear(),
+    );
     this.stopListening = () => sub.unlisten();
   }
 

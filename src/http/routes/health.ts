@@ -1,6 +1,36 @@
 import { Router } from '@koa/router';
 import { migrationsApplied } from '../../db/migrate.ts';
+import { isConnectionError } from '../../db/connect.ts';
 import type { AppDeps, AppState } from '../context.ts';
+
+/** How long /readyz waits for the database before it says `database_timeout`: a probe must not hang. */
+const READY_TIMEOUT_MS = 2000;
+
+let draining = false;
+
+/** Called on SIGTERM: /readyz answers 503 `shutting_down` so a balancer stops sending work here. */
+export function markDraining(): void {
+  draining = true;
+}
+
+type Readiness = { ok: true } | { ok: false; reason: 'migrations_pending' | 'database_unreachable' | 'database_timeout' | 'database_error' | 'shutting_down' };
+
+async function readiness(deps: AppDeps): Promise<Readiness> {
+  if (draining) return { ok: false, reason: 'shutting_down' };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Readiness>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: 'database_timeout' }), READY_TIMEOUT_MS);
+  });
+  const check = migrationsApplied(deps.sql).then(
+    (ready): Readiness => (ready ? { ok: true } : { ok: false, reason: 'migrations_pending' }),
+    (err: unknown): Readiness => ({ ok: false, reason: isConnectionError(err) ? 'database_unreachable' : 'database_error' }),
+  );
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** /healthz: the process answers. /readyz: the database answers and every migration is applied. */
 export function healthRoutes(deps: AppDeps) {
@@ -9,14 +39,10 @@ export function healthRoutes(deps: AppDeps) {
     ctx.body = { ok: true };
   });
   r.get('/readyz', async (ctx) => {
-    try {
-      const ready = await migrationsApplied(deps.sql);
-      ctx.status = ready ? 200 : 503;
-      ctx.body = ready ? { ok: true } : { ok: false, reason: 'migrations_pending' };
-    } catch {
-      ctx.status = 503;
-      ctx.body = { ok: false, reason: 'database_unreachable' };
-    }
+    const state = await readiness(deps);
+    ctx.status = state.ok ? 200 : 503;
+    if (!state.ok) ctx.set('Retry-After', '5');
+    ctx.body = state;
   });
   return r;
 }
