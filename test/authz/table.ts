@@ -1,0 +1,524 @@
+import { randomBytes } from 'node:crypto';
+import { makeComment, makeLink, makePeriod, makeTimeEntry, makeToken } from '../helpers/factories.ts';
+import { isAdmin, isClient, seesHiddenProject, seesInbox, type Audience, type AuthzWorld, type Cred, type SendOptions } from './world.ts';
+
+/**
+ * The authorization contract of every route, as data. Each route (router method + path) lists one
+ * or more probes: a concrete request and the rule its status follows. The gates are applied in the
+ * order the contract gives them:
+ *
+ *   credential (`auth`) -> client users on time routes (`workspaceOnly`) -> visibility of the
+ *   ticket or object the request names (`target`, 404 never 403) -> Owner/Admin only (`admin`)
+ *   -> the route's own answer for a caller who passes every gate (`ok`).
+ *
+ * `auth`: `public` (no credential needed), `cookie` (a browser session only, else 401), `bearer`
+ * (a token only, else 401: /mcp), `read`/`write` (token scope or a session; a token without the
+ * scope is 403 missing_scope), `session` (a token is 403 session_required).
+ */
+export type Gate = 'public' | 'cookie' | 'bearer' | 'read' | 'write' | 'session';
+
+export interface Request extends SendOptions {
+  params?: Record<string, string>;
+}
+
+export interface Probe extends Request {
+  label: string;
+  auth: Gate;
+  workspaceOnly?: boolean;
+  target?: Audience;
+  admin?: boolean;
+  ok: number | number[] | ((c: Cred) => number | number[]);
+  /** Sent without any credential whatever the cell (logout would end the cell's session). */
+  anonymous?: boolean;
+  build?: (w: AuthzWorld, c: Cred) => Request | Promise<Request>;
+}
+
+export interface Expected {
+  status: number[];
+  reason?: string;
+}
+
+const everyone: Audience = () => true;
+const visible = everyone;
+const hidden = seesHiddenProject;
+const inbox = seesInbox;
+const uniq = () => randomBytes(4).toString('hex');
+
+/** Moving and archiving a PA ticket: Owner/Admin and the full members (member, agent); client users are refused. */
+const staffOnly = (status: number) => (c: Cred) => (isClient(c) ? 403 : status);
+/** The Inbox needs triage on a token, no allow-list, and a workspace user. */
+const inboxAccess = (status: number) => (c: Cred) => (isClient(c) || c.allowList || (c.kind !== 'session' && !c.scopes.includes('triage')) ? 403 : status);
+const owner = (c: Cred) => c.role === 'owner';
+/** permissions.addViewers: workspace users and elevated client users; ordinary client users are refused. */
+const addViewers = (status: number) => (c: Cred) => (c.role === 'client' ? 403 : status);
+/**
+ * Someone else's time entry on a ticket the caller cannot see: the contract lists 403 for someone
+ * else's entry and 404 for an unknown one; an entry is not a ticket, so either is accepted for
+ * non-admins (neither names the ticket). Owner/Admin outside their allow-list get 404.
+ */
+const hiddenEntry = (status: number) => (c: Cred) => (isAdmin(c) ? (seesHiddenProject(c) ? status : 404) : [403, 404]);
+
+const ref = (t: { humanId: string }) => ({ ref: t.humanId });
+const freshRef = (where: 'visible' | 'hidden') => async (w: AuthzWorld) => ({ params: ref(await w.fresh(where)) });
+const freshLink = (where: 'visible' | 'hidden', other: 'visB' | 'hidden') => async (w: AuthzWorld) => {
+  const t = await w.fresh(where);
+  const l = await makeLink(w.app.db.sql, w.ws, { sourceId: t.id, targetId: w.tickets[other].id, kind: 'relates' });
+  return { params: { ref: t.humanId, linkId: l.id } };
+};
+const freshCodehost = (where: 'visible' | 'hidden') => async (w: AuthzWorld) => {
+  const t = await w.fresh(where);
+  const [row] = await w.app.db.sql<{ id: string }[]>`
+    insert into codehost_links (workspace_id, ticket_id, repo, pr, url) values (${w.ws.id}, ${t.id}, 'acme/web', 3, 'https://github.com/acme/web/pull/3') returning id`;
+  return { params: { ref: t.humanId, linkId: row!.id } };
+};
+const freshViewer = (where: 'visible' | 'hidden') => async (w: AuthzWorld) => {
+  const t = await w.fresh(where);
+  await w.app.db.sql`insert into ticket_viewers (ticket_id, identity_id) values (${t.id}, ${w.people.admin.id})`;
+  return { params: { ref: t.humanId, identityId: w.people.admin.id } };
+};
+const freshComment = (where: 'visible' | 'hidden', audience: 'internal' | 'client') => async (w: AuthzWorld) => {
+  const t = where === 'visible' ? w.tickets.visA : await w.fresh(where);
+  const c = await makeComment(w.app.db.sql, w.ws, { ticketId: t.id, body: 'Probe comment', audience, authorId: w.people.owner.id });
+  return { params: { ref: t.humanId, id: c.id } };
+};
+const freshEntry = (where: 'visible' | 'hidden') => async (w: AuthzWorld) => {
+  const t = where === 'visible' ? w.tickets.visA : w.tickets.hidden;
+  const e = await makeTimeEntry(w.app.db.sql, w.ws, { ticketId: t.id, userId: w.people.owner.id, spentOn: w.today, minutes: 5 });
+  return { params: { id: e.id } };
+};
+const upload = (t: 'visA' | 'hidden') => (w: AuthzWorld) => {
+  const form = new FormData();
+  form.set('file', new Blob(['probe']), 'probe.txt');
+  form.set('audience', 'client');
+  return { params: ref(w.tickets[t]), form };
+};
+let reopenable: { id: string } | null = null;
+const oldPeriod = async (w: AuthzWorld) => {
+  reopenable ??= await makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id });
+  return { params: { id: reopenable.id } };
+};
+const MCP_INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'authz-matrix', version: '1' } },
+};
+const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
+
+/** Every route of the app, by `METHOD /router/path`. A route missing here fails the matrix. */
+export const TABLE: Record<string, Probe[]> = {
+  'GET /healthz': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /readyz': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'POST /api/auth/login': [{ label: 'empty body', auth: 'public', anonymous: true, body: {}, ok: 400 }],
+  'POST /api/auth/reauth': [{ label: 'right password', auth: 'cookie', ok: 200, build: (_w, c) => ({ body: { password: c.person?.password ?? 'x' } }) }],
+  'POST /api/auth/logout': [{ label: 'without a session', auth: 'public', anonymous: true, ok: 200 }],
+  'GET /api/auth/session': [{ label: 'who am I', auth: 'cookie', ok: 200 }],
+  'POST /mcp': [{ label: 'initialize', auth: 'bearer', ok: 200, body: MCP_INIT, headers: MCP_HEADERS }],
+  // Accepting only JSON: an SSE accept would open a stream that stays open.
+  'GET /mcp': [{ label: 'without accepting a stream', auth: 'bearer', ok: [405, 406], headers: { accept: 'application/json' } }],
+  'DELETE /mcp': [{ label: 'end a session (stateless)', auth: 'bearer', ok: [200, 405], headers: MCP_HEADERS }],
+
+  'GET /api/w/:slug/workflow': [{ label: 'workflow', auth: 'read', ok: 200 }],
+  'GET /api/w/:slug/tokens': [{ label: 'own tokens', auth: 'session', ok: 200 }],
+  'POST /api/w/:slug/tokens': [{ label: 'read token', auth: 'session', ok: 201, body: { name: 'probe', scopes: ['read'] } }],
+  'DELETE /api/w/:slug/tokens/:id': [
+    {
+      label: "the owner's token",
+      auth: 'session',
+      ok: (c) => (isAdmin(c) ? 200 : 404),
+      build: async (w) => ({ params: { id: (await makeToken(w.app.db.sql, w.ws, w.people.owner, { scopes: ['read'] })).id } }),
+    },
+  ],
+
+  'GET /api/w/:slug/tickets': [
+    { label: 'list', auth: 'read', ok: 200 },
+    { label: 'queue=inbox', auth: 'read', ok: inboxAccess(200), query: 'queue=inbox' },
+    { label: 'projectId of PH', auth: 'read', ok: (c) => (c.allowList ? 403 : 200), build: (w) => ({ query: `projectId=${w.projects.h.id}` }) },
+    { label: 'q = hidden human id', auth: 'read', ok: 200, build: (w) => ({ query: `q=${w.tickets.hidden.humanId}` }) },
+  ],
+  'GET /api/w/:slug/tickets/:ref': [
+    { label: 'visible', auth: 'read', target: visible, ok: 200, build: (w) => ({ params: ref(w.tickets.visA) }) },
+    { label: 'visible, linked to hidden', auth: 'read', target: visible, ok: 200, build: (w) => ({ params: ref(w.tickets.visB) }) },
+    { label: 'hidden', auth: 'read', target: hidden, ok: 200, build: (w) => ({ params: ref(w.tickets.hidden) }) },
+    { label: 'hidden by uuid', auth: 'read', target: hidden, ok: 200, build: (w) => ({ params: { ref: w.tickets.hidden.id } }) },
+    { label: 'moved out of sight', auth: 'read', target: hidden, ok: 200, build: (w) => ({ params: { ref: w.tickets.moved.id } }) },
+    { label: 'inbox', auth: 'read', target: inbox, ok: 200, build: (w) => ({ params: ref(w.tickets.inbox) }) },
+  ],
+  'POST /api/w/:slug/tickets': [
+    { label: 'in PA', auth: 'write', ok: 201, build: (w) => ({ body: { projectId: w.projects.a.id, title: 'Probe' } }) },
+    {
+      label: 'in PH',
+      auth: 'write',
+      ok: (c) => (isClient(c) ? 404 : seesHiddenProject(c) ? 201 : 403),
+      build: (w) => ({ body: { projectId: w.projects.h.id, title: 'Probe' } }),
+    },
+    { label: 'in the Inbox', auth: 'write', ok: inboxAccess(201), body: { projectId: null, title: 'Probe' } },
+  ],
+  'PATCH /api/w/:slug/tickets/:ref': [
+    { label: 'visible', auth: 'write', target: visible, ok: 200, build: (w) => ({ params: ref(w.tickets.visA), body: {} }) },
+    { label: 'hidden', auth: 'write', target: hidden, ok: 200, build: (w) => ({ params: ref(w.tickets.hidden), body: {} }) },
+  ],
+  'POST /api/w/:slug/tickets/:ref/move': [
+    {
+      label: 'visible, to its own project',
+      auth: 'write',
+      target: visible,
+      ok: staffOnly(200),
+      build: async (w) => ({ ...(await freshRef('visible')(w)), body: { projectId: w.projects.a.id } }),
+    },
+    {
+      label: 'hidden, to its own project',
+      auth: 'write',
+      target: hidden,
+      ok: 200,
+      build: async (w) => ({ ...(await freshRef('hidden')(w)), body: { projectId: w.projects.h.id } }),
+    },
+  ],
+  'POST /api/w/:slug/tickets/:ref/archive': [
+    {
+      label: 'visible, restore (no-op)',
+      auth: 'session',
+      target: visible,
+      ok: staffOnly(200),
+      build: (w) => ({ params: ref(w.tickets.visA), body: { archived: false } }),
+    },
+    {
+      label: 'hidden, restore (no-op)',
+      auth: 'session',
+      target: hidden,
+      ok: 200,
+      build: (w) => ({ params: ref(w.tickets.hidden), body: { archived: false } }),
+    },
+  ],
+  'DELETE /api/w/:slug/tickets/:ref': [
+    { label: 'visible', auth: 'session', target: visible, admin: true, ok: 200, build: freshRef('visible') },
+    { label: 'hidden', auth: 'session', target: hidden, admin: true, ok: 200, build: freshRef('hidden') },
+  ],
+  'POST /api/w/:slug/tickets/:id/redact': [
+    {
+      label: 'visible',
+      auth: 'session',
+      target: visible,
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: (await w.fresh('visible')).id }, body: { reason: 'probe' } }),
+    },
+    {
+      label: 'hidden',
+      auth: 'session',
+      target: hidden,
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: (await w.fresh('hidden')).id }, body: { reason: 'probe' } }),
+    },
+  ],
+
+  'PUT /api/w/:slug/tickets/:ref/parent': [
+    { label: 'visible, clear (no-op)', auth: 'write', target: visible, ok: 200, build: (w) => ({ params: ref(w.tickets.visA), body: { parentId: null } }) },
+    { label: 'hidden, clear (no-op)', auth: 'write', target: hidden, ok: 200, build: (w) => ({ params: ref(w.tickets.hidden), body: { parentId: null } }) },
+    {
+      label: 'visible, parent hidden',
+      auth: 'write',
+      target: hidden,
+      ok: 200,
+      build: async (w) => ({ ...(await freshRef('visible')(w)), body: { parentId: w.tickets.hidden.id } }),
+    },
+  ],
+  'POST /api/w/:slug/tickets/:ref/links': [
+    {
+      label: 'visible to visible',
+      auth: 'write',
+      target: visible,
+      ok: 201,
+      build: (w) => ({ params: ref(w.tickets.visA), body: { targetId: w.tickets.visB.id, kind: 'relates' } }),
+    },
+    {
+      label: 'hidden to visible',
+      auth: 'write',
+      target: hidden,
+      ok: 201,
+      build: (w) => ({ params: ref(w.tickets.hidden), body: { targetId: w.tickets.visB.id, kind: 'relates' } }),
+    },
+    {
+      label: 'visible to hidden',
+      auth: 'write',
+      target: hidden,
+      ok: 201,
+      build: (w) => ({ params: ref(w.tickets.visB), body: { targetId: w.tickets.hidden.id, kind: 'relates' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/tickets/:ref/links/:linkId': [
+    { label: 'visible to visible', auth: 'write', target: visible, ok: 200, build: freshLink('visible', 'visB') },
+    { label: 'hidden to visible', auth: 'write', target: hidden, ok: 200, build: freshLink('hidden', 'visB') },
+    { label: 'visible to hidden', auth: 'write', target: hidden, ok: 200, build: freshLink('visible', 'hidden') },
+  ],
+  'POST /api/w/:slug/tickets/:ref/codehost': [
+    {
+      label: 'visible',
+      auth: 'write',
+      target: visible,
+      ok: 201,
+      build: (w) => ({ params: ref(w.tickets.visA), body: { repo: 'acme/web', url: 'https://github.com/acme/web/pull/1', pr: 1 } }),
+    },
+    {
+      label: 'hidden',
+      auth: 'write',
+      target: hidden,
+      ok: 201,
+      build: (w) => ({ params: ref(w.tickets.hidden), body: { repo: 'acme/web', url: 'https://github.com/acme/web/pull/1', pr: 1 } }),
+    },
+  ],
+  'DELETE /api/w/:slug/tickets/:ref/codehost/:linkId': [
+    { label: 'visible', auth: 'write', target: visible, ok: 200, build: freshCodehost('visible') },
+    { label: 'hidden', auth: 'write', target: hidden, ok: 200, build: freshCodehost('hidden') },
+  ],
+  'GET /api/w/:slug/codehost/links': [{ label: 'list', auth: 'session', ok: 200 }],
+  'POST /api/w/:slug/tickets/:ref/viewers': [
+    {
+      label: 'visible',
+      auth: 'session',
+      target: visible,
+      ok: addViewers(200),
+      build: (w) => ({ params: ref(w.tickets.visA), body: { identityIds: [w.people.admin.id] } }),
+    },
+    {
+      label: 'hidden',
+      auth: 'session',
+      target: hidden,
+      ok: 200,
+      build: (w) => ({ params: ref(w.tickets.hidden), body: { identityIds: [w.people.admin.id] } }),
+    },
+  ],
+  'DELETE /api/w/:slug/tickets/:ref/viewers/:identityId': [
+    { label: 'visible', auth: 'session', target: visible, ok: addViewers(200), build: freshViewer('visible') },
+    { label: 'hidden', auth: 'session', target: hidden, ok: 200, build: freshViewer('hidden') },
+  ],
+  'POST /api/w/:slug/tickets/:ref/visibility': [
+    {
+      label: 'visible',
+      auth: 'session',
+      target: visible,
+      ok: 200,
+      build: (w) => ({ params: ref(w.tickets.visA), body: { audience: 'client', mentions: [] } }),
+    },
+    {
+      label: 'hidden',
+      auth: 'session',
+      target: hidden,
+      ok: 200,
+      build: (w) => ({ params: ref(w.tickets.hidden), body: { audience: 'client', mentions: [] } }),
+    },
+  ],
+
+  'GET /api/w/:slug/tickets/:ref/comments': [
+    { label: 'visible', auth: 'read', target: visible, ok: 200, build: (w) => ({ params: ref(w.tickets.visA) }) },
+    { label: 'hidden', auth: 'read', target: hidden, ok: 200, build: (w) => ({ params: ref(w.tickets.hidden) }) },
+  ],
+  'POST /api/w/:slug/tickets/:ref/comments': [
+    { label: 'visible', auth: 'write', target: visible, ok: 201, build: (w) => ({ params: ref(w.tickets.visA), body: { body: 'Probe', audience: 'client' } }) },
+    { label: 'hidden', auth: 'write', target: hidden, ok: 201, build: (w) => ({ params: ref(w.tickets.hidden), body: { body: 'Probe', audience: 'client' } }) },
+  ],
+  'PATCH /api/w/:slug/tickets/:ref/comments/:id': [
+    {
+      label: "the owner's client comment (author only)",
+      auth: 'write',
+      target: visible,
+      ok: (c) => (owner(c) ? 200 : 403),
+      build: (w) => ({ params: { ...ref(w.tickets.visA), id: w.comments.visClient }, body: { audience: 'client' } }),
+    },
+    {
+      label: "the owner's internal comment",
+      auth: 'write',
+      target: (c) => !isClient(c),
+      ok: (c) => (owner(c) ? 200 : 403),
+      build: (w) => ({ params: { ...ref(w.tickets.visA), id: w.comments.visInternal }, body: { audience: 'internal' } }),
+    },
+    {
+      label: 'a comment on the hidden ticket',
+      auth: 'write',
+      target: hidden,
+      ok: (c) => (owner(c) ? 200 : 403),
+      build: (w) => ({ params: { ...ref(w.tickets.hidden), id: w.comments.hiddenClient }, body: { audience: 'client' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/tickets/:ref/comments/:id': [
+    { label: "the owner's client comment", auth: 'write', target: visible, ok: (c) => (isAdmin(c) ? 200 : 403), build: freshComment('visible', 'client') },
+    {
+      label: "the owner's internal comment",
+      auth: 'write',
+      target: (c) => !isClient(c),
+      ok: (c) => (isAdmin(c) ? 200 : 403),
+      build: freshComment('visible', 'internal'),
+    },
+    { label: 'a comment on a hidden ticket', auth: 'write', target: hidden, ok: 200, build: freshComment('hidden', 'client') },
+  ],
+  'POST /api/w/:slug/tickets/:ref/attachments': [
+    { label: 'visible', auth: 'write', target: visible, ok: 201, build: upload('visA') },
+    { label: 'hidden', auth: 'write', target: hidden, ok: 201, build: upload('hidden') },
+  ],
+  'GET /api/w/:slug/attachments/:id/download': [
+    { label: 'client attachment', auth: 'read', target: visible, ok: 200, build: (w) => ({ params: { id: w.attachments.visClient } }) },
+    { label: 'internal attachment', auth: 'read', target: (c) => !isClient(c), ok: 200, build: (w) => ({ params: { id: w.attachments.visInternal } }) },
+    { label: 'attachment of the hidden ticket', auth: 'read', target: hidden, ok: 200, build: (w) => ({ params: { id: w.attachments.hidden } }) },
+  ],
+
+  'GET /api/w/:slug/time': [
+    { label: 'own week', auth: 'read', workspaceOnly: true, ok: 200, build: (w) => ({ query: `from=${w.today}&to=${w.today}` }) },
+    {
+      label: "the owner's week",
+      auth: 'read',
+      workspaceOnly: true,
+      admin: true,
+      ok: 200,
+      build: (w) => ({ query: `from=${w.today}&to=${w.today}&userId=${w.people.owner.id}` }),
+    },
+  ],
+  'POST /api/w/:slug/time': [
+    {
+      label: 'visible ticket',
+      auth: 'write',
+      workspaceOnly: true,
+      target: visible,
+      ok: 201,
+      build: (w) => ({ body: { ticketId: w.tickets.visA.id, spentOn: w.today, minutes: 1 } }),
+    },
+    {
+      label: 'hidden ticket',
+      auth: 'write',
+      workspaceOnly: true,
+      target: hidden,
+      ok: 201,
+      build: (w) => ({ body: { ticketId: w.tickets.hidden.id, spentOn: w.today, minutes: 1 } }),
+    },
+  ],
+  'PATCH /api/w/:slug/time/:id': [
+    {
+      label: "the owner's entry on a visible ticket",
+      auth: 'write',
+      workspaceOnly: true,
+      target: visible,
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.entries.ownerOnVisA }, body: { minutes: 30 } }),
+    },
+    {
+      label: "the owner's entry on the hidden ticket",
+      auth: 'write',
+      workspaceOnly: true,
+      ok: hiddenEntry(200),
+      build: (w) => ({ params: { id: w.entries.ownerOnHidden }, body: { minutes: 45 } }),
+    },
+  ],
+  'DELETE /api/w/:slug/time/:id': [
+    {
+      label: "the owner's entry on a visible ticket",
+      auth: 'session',
+      workspaceOnly: true,
+      target: visible,
+      admin: true,
+      ok: 200,
+      build: freshEntry('visible'),
+    },
+    { label: "the owner's entry on the hidden ticket", auth: 'session', workspaceOnly: true, ok: hiddenEntry(200), build: freshEntry('hidden') },
+  ],
+  'POST /api/w/:slug/time/:id/corrections': [
+    {
+      label: 'entry in an open period',
+      auth: 'session',
+      workspaceOnly: true,
+      target: visible,
+      admin: true,
+      ok: 400,
+      build: (w) => ({ params: { id: w.entries.ownerOnVisA }, body: { minutes: -5 } }),
+    },
+    {
+      label: 'entry on the hidden ticket',
+      auth: 'session',
+      workspaceOnly: true,
+      ok: hiddenEntry(400),
+      build: (w) => ({ params: { id: w.entries.ownerOnHidden }, body: { minutes: -5 } }),
+    },
+  ],
+  'POST /api/w/:slug/time/tickets/:id/reattribute': [
+    {
+      label: 'visible ticket',
+      auth: 'session',
+      workspaceOnly: true,
+      target: visible,
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.tickets.visA.id } }),
+    },
+    {
+      label: 'hidden ticket',
+      auth: 'session',
+      workspaceOnly: true,
+      target: hidden,
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.tickets.hidden.id } }),
+    },
+  ],
+  'GET /api/w/:slug/periods': [{ label: 'list', auth: 'session', workspaceOnly: true, admin: true, ok: 200 }],
+  'POST /api/w/:slug/periods': [{ label: 'open the next', auth: 'session', workspaceOnly: true, admin: true, ok: [200, 201], body: {} }],
+  'POST /api/w/:slug/periods/:id/close': [{ label: 'an old period', auth: 'session', workspaceOnly: true, admin: true, ok: 200, build: oldPeriod }],
+  'POST /api/w/:slug/periods/:id/reopen': [{ label: 'an old period', auth: 'session', workspaceOnly: true, admin: true, ok: 200, build: oldPeriod }],
+  'GET /api/w/:slug/categories': [{ label: 'list', auth: 'read', workspaceOnly: true, ok: 200 }],
+  'POST /api/w/:slug/categories': [
+    { label: 'new', auth: 'session', workspaceOnly: true, admin: true, ok: 201, build: () => ({ body: { name: `Probe ${uniq()}` } }) },
+  ],
+  'PATCH /api/w/:slug/members/:identityId': [
+    {
+      label: "the member's timezone",
+      auth: 'session',
+      workspaceOnly: true,
+      ok: (c) => (isAdmin(c) || c.role === 'member' ? 200 : 403),
+      build: (w) => ({ params: { identityId: w.people.member.id }, body: { timezone: 'UTC' } }),
+    },
+  ],
+  'PUT /api/w/:slug/projects/:projectId/members/:identityId/category': [
+    {
+      label: "the member's category on PA",
+      auth: 'session',
+      workspaceOnly: true,
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { projectId: w.projects.a.id, identityId: w.people.member.id }, body: { categoryId: null } }),
+    },
+  ],
+
+  'GET /api/w/:slug/changes': [{ label: 'whole feed', auth: 'read', ok: 200, query: 'after=0&limit=500' }],
+  'GET /api/w/:slug/board': [{ label: 'board', auth: 'read', ok: 200 }],
+  'GET /api/w/:slug/board/:stateId': [{ label: 'default column', auth: 'read', ok: 200, build: (w) => ({ params: { stateId: w.states.default } }) }],
+  'GET /api/w/:slug/my': [{ label: 'my work', auth: 'read', ok: 200 }],
+  'GET /api/w/:slug/documents': [
+    { label: 'list', auth: 'read', ok: 200 },
+    { label: "client B's", auth: 'read', ok: 200, build: (w) => ({ query: `clientId=${w.clients.b}` }) },
+  ],
+};
+
+/** The status (and for credential gates the reason) the contract gives `c` for a probe. */
+export function expected(p: Probe, c: Cred): Expected {
+  const token = c.kind === 'token' || c.kind === 'agent';
+  if (p.auth !== 'public') {
+    if (c.kind === 'none') return { status: [401] };
+    if (p.auth === 'cookie' && token) return { status: [401] };
+    if (p.auth === 'bearer' && !token) return { status: [401] };
+    if (p.auth === 'session' && token) return { status: [403], reason: 'session_required' };
+    if (p.auth === 'write' && token && !c.scopes.includes('write')) return { status: [403], reason: 'missing_scope' };
+  }
+  if (p.workspaceOnly && isClient(c)) return { status: [403], reason: 'workspace_users_only' };
+  if (p.target && !p.target(c)) return { status: [404] };
+  if (p.admin && !isAdmin(c)) return { status: [403] };
+  const ok = typeof p.ok === 'function' ? p.ok(c) : p.ok;
+  return { status: Array.isArray(ok) ? ok : [ok] };
+}
+
+/** Fills `:name` segments of a router path. */
+export function fillPath(pattern: string, params: Record<string, string>): string {
+  return pattern.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`no value for :${name} in ${pattern}`);
+    return encodeURIComponent(v);
+  });
+}

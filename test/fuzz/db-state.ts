@@ -1,0 +1,39 @@
+import type { Db } from '../../src/db/connect.ts';
+
+/**
+ * Tables and columns that legitimately change on a refused request, left out of the checksum:
+ * - tables whose name says they count or remember requests (rate-limit counters, login or reauth
+ *   attempts, idempotency keys that may store a refused answer to replay it);
+ * - `api_tokens.last_used_at` and `sessions.last_seen_at`, stamped by authentication itself.
+ * Everything else in the public schema must be byte-for-byte unchanged after a 4xx.
+ */
+export const VOLATILE_TABLE = /(rate|limit|idempot|attempt|throttl|schema_migrations)/i;
+export const VOLATILE_COLUMNS = ['last_used_at', 'last_seen_at'];
+
+export type TableState = Map<string, string>;
+
+let tables: string[] | null = null;
+
+/** Row count and an md5 over every row (as jsonb text without the volatile columns) of every table. */
+export async function tableState(sql: Db): Promise<TableState> {
+  if (!tables) {
+    const rows = await sql<{ name: string }[]>`
+      select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind in ('r', 'p') order by 1`;
+    tables = rows.map((r) => r.name).filter((n) => !VOLATILE_TABLE.test(n));
+  }
+  const drop = VOLATILE_COLUMNS.map((c) => ` - '${c}'`).join('');
+  // Table names come from pg_class, never from input; quoted as identifiers.
+  const parts = tables.map(
+    (t) => `select '${t}' as name, count(*)::text || ':' || coalesce(md5(string_agg(j, '' order by j)), '') as sum
+            from (select (to_jsonb(x)${drop})::text as j from "${t.replace(/"/g, '""')}" x) s`,
+  );
+  const rows = await sql.unsafe<{ name: string; sum: string }[]>(parts.join(' union all '));
+  return new Map(rows.map((r) => [r.name, r.sum]));
+}
+
+/** Names of the tables whose count or checksum differ. */
+export function changedTables(before: TableState, after: TableState): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((n) => before.get(n) !== after.get(n)).sort();
+}
