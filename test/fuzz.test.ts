@@ -4,7 +4,7 @@ import { login, type SessionCookie } from './helpers/app.ts';
 import { makeToken } from './helpers/factories.ts';
 import { authzWorld, type AuthzWorld } from './authz/world.ts';
 import { body, encode, headers, pathValue, query, type Body, type Headers, type Pools } from './fuzz/arbitraries.ts';
-import { changedTables, tableState } from './fuzz/db-state.ts';
+import { changedTables, tableState } from './helpers/db-state.ts';
 import { appRoutes, type Route } from './fuzz/routes.ts';
 import { internalsIn, sendRaw, type RawReply } from './fuzz/send.ts';
 
@@ -13,7 +13,7 @@ import { internalsIn, sendRaw, type RawReply } from './fuzz/send.ts';
  * path parameters, query strings, bodies and headers, valid and hostile, sent as several
  * principals. Whatever is sent: never a 5xx (nor no answer), a 4xx is the JSON error envelope,
  * no body shows a stack frame or SQL error text, and a refused request (4xx) leaves every table
- * as it was (test/fuzz/db-state.ts lists what may change). `npm test` runs FUZZ_RUNS (default 40)
+ * as it was (test/helpers/db-state.ts lists what may change). `npm test` runs FUZZ_RUNS (default 40)
  * cases per route with a fixed seed; `npm run fuzz` runs more; FUZZ_SEED reproduces a failure.
  */
 

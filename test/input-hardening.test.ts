@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/connect.ts';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { makePeriod, makeProject, makeTicket, makeTimeEntry, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { expectRefused, tableState } from './helpers/db-state.ts';
 import { rawRequest } from './helpers/raw.ts';
 
 /**
@@ -35,24 +35,6 @@ beforeAll(async () => {
   w = `/api/w/${ws.slug}`;
 });
 afterAll(() => app.close());
-
-const TABLES = ['tickets', 'ticket_events', 'comments', 'time_entries', 'periods', 'api_tokens', 'consultant_categories', 'codehost_links', 'attachments'];
-
-/** A checksum of every row of the tables a refused request could have touched. */
-async function snapshot(sql: Db): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const t of TABLES) {
-    const [row] = await sql<{ sum: string }[]>`select md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as sum from ${sql(t)} x`;
-    out[t] = row!.sum;
-  }
-  return out;
-}
-
-function expectRefused(res: { status: number; body: any }, status: number, code: string, details?: Record<string, unknown>) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
-  if (details) expect(res.body.error.details).toMatchObject(details);
-}
 
 describe('NUL and lone surrogates (defects 4 and 5)', () => {
   const BAD = { nul: 'a\u0000b', surrogate: 'x\ud800y', lowSurrogate: 'x\udc00y' };
@@ -131,11 +113,11 @@ describe('NUL and lone surrogates (defects 4 and 5)', () => {
   for (const c of cases) {
     for (const [kind, bad] of Object.entries(BAD)) {
       it(`${c.name}: ${kind} is 400 invalid_characters and changes nothing`, async () => {
-        const before = await snapshot(app.db.sql);
+        const before = await tableState(app.db.sql);
         const auth = c.auth === 'token' ? { token } : c.auth === 'session' ? { session } : {};
         const res = await app.call(c.method, c.path(), { ...auth, body: c.body(bad) });
         expectRefused(res, 400, 'invalid', { reason: 'invalid_characters', field: c.field });
-        expect(await snapshot(app.db.sql)).toEqual(before);
+        expect(await tableState(app.db.sql)).toEqual(before);
       });
     }
   }
@@ -147,7 +129,7 @@ describe('NUL and lone surrogates (defects 4 and 5)', () => {
   });
 
   it('a NUL in a query string (q on /tickets and /board, any parameter) is 400', async () => {
-    const before = await snapshot(app.db.sql);
+    const before = await tableState(app.db.sql);
     expectRefused(await app.call('GET', `${w}/tickets?q=a%00b`, { token }), 400, 'invalid', { reason: 'invalid_characters', field: 'q' });
     expectRefused(await app.call('GET', `${w}/board?q=%00`, { token }), 400, 'invalid', { reason: 'invalid_characters', field: 'q' });
     expectRefused(await app.call('GET', `${w}/tickets?stateIds=ok&stateIds=x%00`, { token }), 400, 'invalid', {
@@ -155,7 +137,7 @@ describe('NUL and lone surrogates (defects 4 and 5)', () => {
       field: 'stateIds.1',
     });
     expectRefused(await app.call('GET', `${w}/time?from=2024-05-01%00&to=2024-05-31`, { token }), 400, 'invalid', { reason: 'invalid_characters' });
-    expect(await snapshot(app.db.sql)).toEqual(before);
+    expect(await tableState(app.db.sql)).toEqual(before);
   });
 
   it('a NUL in the path (a {ref}) is 400', async () => {
@@ -182,7 +164,7 @@ describe('NUL and lone surrogates (defects 4 and 5)', () => {
   });
 
   it('a NUL in a multipart text field of an upload is 400 and stores nothing', async () => {
-    const before = await snapshot(app.db.sql);
+    const before = await tableState(app.db.sql);
     const form = new FormData();
     form.append('file', new Blob(['hello']), 'a.txt');
     form.append('audience', 'internal\u0000');
@@ -192,7 +174,7 @@ describe('NUL and lone surrogates (defects 4 and 5)', () => {
       body: form,
     });
     expectRefused({ status: res.status, body: await res.json() }, 400, 'invalid', { reason: 'invalid_characters', field: 'audience' });
-    expect(await snapshot(app.db.sql)).toEqual(before);
+    expect(await tableState(app.db.sql)).toEqual(before);
   });
 
   it('invalid UTF-8 bytes in a body arrive as U+FFFD and are stored as such (no 500)', async () => {
@@ -211,7 +193,7 @@ describe('one date schema, 1900-01-01 to 9999-12-31 (defect 6)', () => {
 
   for (const d of BAD_DATES) {
     it(`${d} is 400 validation on every date field, with the field named`, async () => {
-      const before = await snapshot(app.db.sql);
+      const before = await tableState(app.db.sql);
       const tries: [string, string, unknown, string, 'token' | 'session'][] = [
         ['POST', `${w}/tickets`, { projectId: project.id, title: 'x', dueDate: d }, 'dueDate', 'token'],
         ['POST', `${w}/tickets`, { projectId: project.id, title: 'x', startDate: d }, 'startDate', 'token'],
@@ -227,7 +209,7 @@ describe('one date schema, 1900-01-01 to 9999-12-31 (defect 6)', () => {
         const res = await app.call(method, path, { ...(auth === 'token' ? { token } : { session }), body });
         expectRefused(res, 400, 'invalid', { reason: 'validation', field });
       }
-      expect(await snapshot(app.db.sql)).toEqual(before);
+      expect(await tableState(app.db.sql)).toEqual(before);
     });
   }
 
@@ -245,13 +227,13 @@ describe('one date schema, 1900-01-01 to 9999-12-31 (defect 6)', () => {
     const week = await app.call('GET', `${w}/time?from=9999-12-01&to=9999-12-31`, { token });
     expect(week.status).toBe(200);
     expect(week.body.entries).toEqual([]);
-    const before = await snapshot(app.db.sql);
+    const before = await tableState(app.db.sql);
     const far = await app.call('POST', `${w}/time`, { token, body: { ticketId: ticket.id, spentOn: '9999-12-31', minutes: 30 } });
     expectRefused(far, 400, 'invalid', { reason: 'date_out_of_range', field: 'spentOn' });
     const move = await app.call('PATCH', `${w}/time/${entry.id}`, { session, body: { spentOn: '9999-12-31' } });
     expect(move.status).toBeGreaterThanOrEqual(400);
     expect(move.status).toBeLessThan(500);
-    expect(await snapshot(app.db.sql)).toEqual(before);
+    expect(await tableState(app.db.sql)).toEqual(before);
   });
 
   it('periods open month by month up to the horizon (366 days after today)', async () => {
@@ -270,9 +252,9 @@ describe('one date schema, 1900-01-01 to 9999-12-31 (defect 6)', () => {
     const first = await app.call('POST', `/api/w/${other.slug}/periods`, { session: s, body: { periodStart: '9999-12-01' } });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ periodStart: '9999-12-01', periodEnd: '9999-12-31' });
-    const before = await snapshot(app.db.sql);
+    const before = await tableState(app.db.sql);
     expectRefused(await app.call('POST', `/api/w/${other.slug}/periods`, { session: s, body: {} }), 400, 'invalid', { reason: 'date_out_of_range' });
-    expect(await snapshot(app.db.sql)).toEqual(before);
+    expect(await tableState(app.db.sql)).toEqual(before);
   });
 
   it('a token expiry that an offset carries past 9999 is 400 validation', async () => {

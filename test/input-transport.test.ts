@@ -1,8 +1,8 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/connect.ts';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { expectRefused, tableState } from './helpers/db-state.ts';
 import { rawRequest } from './helpers/raw.ts';
 
 /**
@@ -34,24 +34,6 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const TABLES = ['tickets', 'ticket_events', 'comments', 'time_entries', 'periods', 'api_tokens', 'consultant_categories', 'codehost_links', 'attachments'];
-
-/** A checksum of every row of the tables a refused request could have touched. */
-async function snapshot(sql: Db): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const t of TABLES) {
-    const [row] = await sql<{ sum: string }[]>`select md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as sum from ${sql(t)} x`;
-    out[t] = row!.sum;
-  }
-  return out;
-}
-
-function expectRefused(res: { status: number; body: any }, status: number, code: string, details?: Record<string, unknown>) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
-  if (details) expect(res.body.error.details).toMatchObject(details);
-}
-
 describe('content codings (defect 7)', () => {
   const json = () => Buffer.from(JSON.stringify({ name: `Cat ${Math.random().toString(36).slice(2)}` }));
   const send = (encoding: string, body: Buffer) =>
@@ -74,10 +56,10 @@ describe('content codings (defect 7)', () => {
   });
 
   it('a body that does not decompress is 400 bad_encoding and changes nothing', async () => {
-    const before = await snapshot(app.db.sql);
+    const before = await tableState(app.db.sql);
     for (const enc of ['gzip', 'deflate', 'br']) expectRefused(await send(enc, json()), 400, 'invalid', { reason: 'bad_encoding' });
     expectRefused(await send('gzip', gzipSync(json()).subarray(0, 12)), 400, 'invalid', { reason: 'bad_encoding' });
-    expect(await snapshot(app.db.sql)).toEqual(before);
+    expect(await tableState(app.db.sql)).toEqual(before);
   });
 
   it('a body that inflates past the 1 MB limit is 413', async () => {

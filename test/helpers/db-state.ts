@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/connect.ts';
 
 /**
@@ -36,4 +37,11 @@ export async function tableState(sql: Db): Promise<TableState> {
 export function changedTables(before: TableState, after: TableState): string[] {
   const names = new Set([...before.keys(), ...after.keys()]);
   return [...names].filter((n) => before.get(n) !== after.get(n)).sort();
+}
+
+/** A refused request: the status, the error envelope with this code, and the given details. */
+export function expectRefused(res: { status: number; body: any }, status: number, code: string, details?: Record<string, unknown>): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+  if (details) expect(res.body.error.details).toMatchObject(details);
 }
