@@ -115,8 +115,9 @@ export const TABLE: Record<string, Probe[]> = {
   'GET /api/auth/session': [{ label: 'who am I', auth: 'cookie', ok: 200 }],
   'POST /mcp': [{ label: 'initialize', auth: 'bearer', ok: 200, body: MCP_INIT, headers: MCP_HEADERS }],
   // Accepting only JSON: an SSE accept would open a stream that stays open.
-  'GET /mcp': [{ label: 'without accepting a stream', auth: 'bearer', ok: [405, 406], headers: { accept: 'application/json' } }],
-  'DELETE /mcp': [{ label: 'end a session (stateless)', auth: 'bearer', ok: [200, 405], headers: MCP_HEADERS }],
+  // stateless: no stream to open, no session to end; 405 for every caller, before authentication
+  'GET /mcp': [{ label: 'no event stream (stateless)', auth: 'public', ok: 405, headers: { accept: 'text/event-stream' } }],
+  'DELETE /mcp': [{ label: 'no session to end (stateless)', auth: 'public', ok: 405, headers: MCP_HEADERS }],
 
   'GET /api/w/:slug/workflow': [{ label: 'workflow', auth: 'read', ok: 200 }],
   'GET /api/w/:slug/tokens': [{ label: 'own tokens', auth: 'session', ok: 200 }],
