@@ -6,7 +6,7 @@ import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp } from './app.ts';
 import { listen } from './http/server.ts';
 import { markDraining } from './http/routes/health.ts';
 import { startWorker } from './jobs/worker.ts';

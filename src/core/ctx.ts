@@ -15,6 +15,20 @@ export interface Ctx {
   caches?: Caches;
 }
 
+/**
+ * The one way every adapter builds a core context: the process's services, the verified caller,
+ * and (REST's idempotent requests) the transaction already open for this request.
+ */
+export function makeCtx(services: { sql: Db; caches?: Caches; now?: () => Date }, principal: Principal, openTx?: Db): Ctx {
+  return {
+    sql: openTx ?? services.sql,
+    ...(openTx ? { inTx: true } : {}),
+    principal,
+    now: services.now ?? (() => new Date()),
+    caches: services.caches,
+  };
+}
+
 /** Runs `fn` in one transaction; nested calls reuse the open one. */
 export async function tx<T>(ctx: Ctx, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
   if (ctx.inTx) return fn(ctx);

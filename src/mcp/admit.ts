@@ -1,4 +1,5 @@
-import { forbidden, type AppError } from '../core/errors.ts';
+import { toolNotAvailable as refuseTool } from '../core/access/refusals.ts';
+import type { AppError } from '../core/errors.ts';
 import type { McpOptions } from './options.ts';
 import { allTools } from './registry.ts';
 import type { Surface, ToolDef } from './tool.ts';
@@ -41,9 +42,5 @@ export function availableTools(surface: Surface, opts: McpOptions, tools: ToolDe
 
 /** A call of a tool that exists but not on this connection: 403 `tool_not_available`, saying why. */
 export function toolNotAvailable(tool: ToolDef, refusal: Refusal): AppError {
-  return forbidden(
-    'tool_not_available',
-    { tool: tool.name, cause: refusal.cause, ...refusal.extra },
-    `Tool ${tool.name} is not available: ${refusal.message}.`,
-  );
+  return refuseTool(tool.name, refusal);
 }

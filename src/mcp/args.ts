@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/ctx.ts';
 import { dateSchema, MAX_DATE, MIN_DATE } from '../core/input.ts';
+import { DUE_SOON_DAYS } from '../core/board/my.ts';
 import { resolvePersonId } from '../core/resolve/people.ts';
 import { resolveClientId, resolveProjectId } from '../core/resolve/projects.ts';
 import { resolveLabelIds, resolveWorkflowIds } from '../core/resolve/workflow.ts';
+import { MAX_FILTER_IDS, ticketFilterSchema } from '../core/tickets/filters.ts';
+import { LIST_LIMIT_MAX, listTicketsSchema } from '../core/tickets/list.ts';
 import type { Surface } from './tool.ts';
 
 /**
@@ -17,13 +20,13 @@ export const ticketArg = (what = 'Ticket') => z.string().describe(`${what}: huma
 export const personArg = (what: string) => z.string().describe(`${what}: email, id, name or "me".`);
 /** The app's one date schema (src/core/input.ts): a bad date is refused here as it is over REST. */
 export const dateArg = (what: string) => dateSchema.describe(`${what}, YYYY-MM-DD (${MIN_DATE} to ${MAX_DATE}).`);
-export const namesArg = (what: string) => z.array(z.string()).max(20).describe(what);
-export const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
+export const namesArg = (what: string) => z.array(z.string()).max(MAX_FILTER_IDS).describe(what);
+export const cursorArg = listTicketsSchema.shape.cursor.describe('nextCursor of the previous page.');
 const nonEmpty = (l: string[] | undefined) => (l && l.length > 0 ? l : undefined);
 
 /** MCP lists default to a short page (REST: 50) so a result stays small; the range and cursor are REST's. */
 export const DEFAULT_PAGE = 20;
-export const limitArg = (what = 'Page size', def = DEFAULT_PAGE, max = 50) => z.number().int().min(1).max(max).default(def).describe(what);
+export const limitArg = (what = 'Page size', def = DEFAULT_PAGE, max = LIST_LIMIT_MAX) => z.int().positive().max(max).default(def).describe(what);
 
 /**
  * A project argument. With a token's allow-list it is one of those project ids (defaulting to the
@@ -41,7 +44,7 @@ export function projectArg(surface: Surface, what: string) {
 /** The ticket filters of search_tickets and the board tools (GET /tickets's, by name). */
 export function filterArgs(surface: Surface) {
   return {
-    query: z.string().max(200).optional().describe('Full-text search, or a human id.'),
+    query: ticketFilterSchema.shape.q.describe('Full-text search, or a human id.'),
     project: projectArg(surface, 'Project').optional(),
     ...(surface.inbox ? { queue: z.literal('inbox').optional().describe('Only unrouted Inbox tickets.') } : {}),
     states: namesArg('States (id, key or name)').optional(),
@@ -53,8 +56,8 @@ export function filterArgs(surface: Surface) {
     reporter: personArg('Reporter').optional(),
     viewer: personArg('Viewer').optional(),
     billingClient: z.string().optional().describe('Client id, code or name; "none": internal.'),
-    billingPolicy: z.string().max(60).optional().describe('paid, free or bank:<id>.'),
-    due: z.enum(['overdue', 'week', 'none']).optional().describe('week: due in 7 days.'),
+    billingPolicy: ticketFilterSchema.shape.billingPolicy.describe('paid, free or bank:<id>.'),
+    due: z.enum(['overdue', 'week', 'none']).optional().describe(`week: due in ${DUE_SOON_DAYS} days.`),
   };
 }
 

@@ -1,45 +1,26 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Router } from '@koa/router';
+import { Router, type RouterContext } from '@koa/router';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
-import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
-import { coreCtx, type AppContext, type AppDeps, type AppState } from '../http/context.ts';
-import { toAppError } from '../http/middleware/errors.ts';
+import { allowedHosts, assertHostAndOrigin } from '../core/auth/origin.ts';
+import { makeCtx } from '../core/ctx.ts';
+import { AppError, unauthenticated } from '../core/errors.ts';
+import { toAppError } from '../core/failures.ts';
+import type { Services } from '../core/services.ts';
 import { parseOptions, type McpOptions } from './options.ts';
 import { limitMcpRequest } from './limits.ts';
 import { buildMcpServer } from './server.ts';
 import { guardRequests, invalidMessage, parseError, rpcError, type RpcError } from './wire.ts';
 
-/** Hosts a browser may reach us under; anything else is a DNS-rebinding attempt. */
-function allowedHosts(deps: AppDeps): Set<string> {
-  const extra = (process.env.MCP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase());
-  return new Set(['localhost', '127.0.0.1', '[::1]', deps.config.HOST.toLowerCase(), ...extra].filter(Boolean));
+/** What the MCP route keeps on a request (the composed app's state holds at least this). */
+export interface McpState {
+  requestId: string;
 }
+export type McpContext = RouterContext<McpState>;
 
-function hostname(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
-  return h.split(':')[0]!;
-}
-
-/** Host and Origin must name this server (DNS-rebinding protection for a service on localhost). */
-function checkHostAndOrigin(ctx: AppContext, hosts: Set<string>) {
-  if (!hosts.has(hostname(ctx.get('host')))) throw forbidden('host_not_allowed', undefined, 'This Host is not allowed; set MCP_ALLOWED_HOSTS.');
-  const origin = ctx.get('origin');
-  if (origin) {
-    let originHost = '';
-    try {
-      originHost = hostname(new URL(origin).host);
-    } catch {
-      /* malformed origin */
-    }
-    if (!hosts.has(originHost)) throw forbidden('origin_not_allowed', undefined, 'This Origin is not allowed.');
-  }
-}
-
-function answer(ctx: AppContext, status: number, body: RpcError) {
+function answer(ctx: McpContext, status: number, body: RpcError) {
   ctx.status = status;
   ctx.body = body;
 }
@@ -65,19 +46,19 @@ export const mcpBodyErrors: Middleware = async (ctx, next) => {
       try {
         parsed = JSON.parse(raw);
       } catch {
-        return answer(ctx as AppContext, 400, parseError());
+        return answer(ctx as McpContext, 400, parseError());
       }
-      return answer(ctx as AppContext, 400, invalidMessage(parsed) ?? rpcError(null, ErrorCode.InvalidRequest, 'Invalid request.'));
+      return answer(ctx as McpContext, 400, invalidMessage(parsed) ?? rpcError(null, ErrorCode.InvalidRequest, 'Invalid request.'));
     }
     const e = toAppError(err);
     if (!e || e.status >= 500) throw err;
     // the SDK's transport answers its own HTTP-level refusals (406, 413, 415) with -32000 too
-    answer(ctx as AppContext, e.status, rpcError(null, -32000, e.message, { code: e.code, reason: e.reason ?? null }));
+    answer(ctx as McpContext, e.status, rpcError(null, -32000, e.message, { code: e.code, reason: e.reason ?? null }));
   }
 };
 
 /** toolsets/readonly from the query string, else the X-MCP-* headers; an unknown value is refused. */
-function connectionOptions(ctx: AppContext): McpOptions {
+function connectionOptions(ctx: McpContext): McpOptions {
   const q = (name: string): string | undefined => {
     const v = ctx.query[name];
     return Array.isArray(v) ? v.join(',') : v;
@@ -94,12 +75,12 @@ function connectionOptions(ctx: AppContext): McpOptions {
  * Streamable HTTP at /mcp, stateless: every request gets a server built for its token's
  * surface, with the verified principal handed to the SDK as `req.auth`.
  */
-export function mcpRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const hosts = allowedHosts(deps);
-  const handle = async (ctx: AppContext) => {
+export function mcpRoutes(deps: Services) {
+  const r = new Router<McpState>();
+  const hosts = allowedHosts(deps.config.HOST, process.env.MCP_ALLOWED_HOSTS);
+  const handle = async (ctx: McpContext) => {
     reachedRoute.add(ctx);
-    checkHostAndOrigin(ctx, hosts);
+    assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));
     const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
     const principal: Principal = { ...(await deps.verifier.verify(m[1]!, null, (deps.now ?? (() => new Date()))())), source: 'mcp' };
@@ -118,9 +99,8 @@ export function mcpRoutes(deps: AppDeps) {
       const bad = invalidMessage(body);
       if (bad) return answer(ctx, 400, bad);
     }
-    ctx.state.principal = principal;
     const server = buildMcpServer(
-      (p) => ({ ...coreCtx(deps, ctx), principal: p }),
+      (p) => makeCtx(deps, p),
       principal,
       opts,
       (err, tool) => deps.log.error({ err, requestId: ctx.state.requestId, tool }, 'mcp tool failed'),
@@ -140,7 +120,7 @@ export function mcpRoutes(deps: AppDeps) {
   r.post('/mcp', handle);
   // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE). Answered
   // as the MCP spec allows, 405, so a client never holds an event stream that nothing writes to.
-  const noStream = (ctx: AppContext) => {
+  const noStream = (ctx: McpContext) => {
     reachedRoute.add(ctx);
     ctx.set('Allow', 'POST');
     answer(ctx, 405, rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST.'));

@@ -1,7 +1,8 @@
 import type { Principal } from '../core/auth/principal.ts';
 import { isAppError } from '../core/errors.ts';
 import type { RequestKind } from '../core/limits/token-limits.ts';
-import type { AppContext, AppDeps } from '../http/context.ts';
+import type { Services } from '../core/services.ts';
+import type { McpContext } from './http.ts';
 import { allTools } from './registry.ts';
 import { errorResult } from './tool.ts';
 import { rpcError } from './wire.ts';
@@ -23,7 +24,7 @@ function kindOf(body: unknown): RequestKind {
  * code `rate_limited`, `details.retryAfter`) that an assistant can read and act on; any other
  * message gets HTTP 429 with a JSON-RPC error. Returns true when it answered.
  */
-export async function limitMcpRequest(deps: AppDeps, ctx: AppContext, principal: Principal): Promise<boolean> {
+export async function limitMcpRequest(deps: Services, ctx: McpContext, principal: Principal): Promise<boolean> {
   if (!deps.limits || !principal.tokenId) return false;
   const body: unknown = ctx.request.body;
   try {

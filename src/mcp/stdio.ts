@@ -1,5 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import { TokenVerifier } from '../core/auth/tokens.ts';
+import { startCaches, stopCaches } from '../core/cache.ts';
+import { makeCtx } from '../core/ctx.ts';
 import { unauthenticated } from '../core/errors.ts';
 import { makeLogger } from '../log.ts';
 import { parseOptions } from './options.ts';
@@ -32,16 +34,22 @@ export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env, 
   const principal = { ...(await verifier.verify(token, null, new Date())), source: 'mcp' as const };
   // stdout carries the protocol: logs go to stderr
   const log = makeLogger(env.LOG_LEVEL ?? 'info', true);
-  const server = buildMcpServer(
-    (p) => ({ sql, principal: p, now: () => new Date() }),
-    principal,
-    opts,
-    (err, tool) => log.error({ err, tool }, 'mcp tool failed'),
-  );
-  const transport = new LineTransport();
-  transport.onerror = (err) => log.warn({ err }, 'mcp stdio');
-  await server.connect(transport);
-  guardRequests(transport);
-  await transport.drained;
-  await server.close();
+  // a long-lived process, like the web one: the same caches, kept fresh by the database's notifications
+  const caches = await startCaches(sql);
+  try {
+    const server = buildMcpServer(
+      (p) => makeCtx({ sql, caches }, p),
+      principal,
+      opts,
+      (err, tool) => log.error({ err, tool }, 'mcp tool failed'),
+    );
+    const transport = new LineTransport();
+    transport.onerror = (err) => log.warn({ err }, 'mcp stdio');
+    await server.connect(transport);
+    guardRequests(transport);
+    await transport.drained;
+    await server.close();
+  } finally {
+    await stopCaches(caches);
+  }
 }

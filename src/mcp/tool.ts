@@ -1,10 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { canSeeInbox } from '../core/access/visible.ts';
 import { isClientRole, type Principal } from '../core/auth/principal.ts';
 import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { assertCleanInput } from '../core/input.ts';
-import { toAppError } from '../http/middleware/errors.ts';
+import { toAppError } from '../core/failures.ts';
 import { runToolOnce, withIdempotencyKey } from './idempotent.ts';
 
 export const toolsets = ['tickets', 'board', 'time', 'documents', 'context', 'workflow'] as const;
@@ -26,7 +27,7 @@ export function surfaceOf(p: Principal): Surface {
   return {
     principal: p,
     canWrite: p.scopes.has('write'),
-    inbox: !p.projectIds && p.scopes.has('triage') && !isClientRole(p.role),
+    inbox: canSeeInbox(p),
     projectIds: p.projectIds,
     client: isClientRole(p.role),
   };

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/http/context.ts';
 import { makeLogger } from '../../src/log.ts';
 

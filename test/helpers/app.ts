@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/tokens.ts';
 import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { makeLogger, type Logger } from '../../src/log.ts';
 import { testDb, type TestDb } from './db.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { getBoard } from '../../core/board/board.ts';
+import { BOARD_LIMIT_MAX, getBoard } from '../../core/board/board.ts';
 import { getBoardColumn } from '../../core/board/column.ts';
-import { getMyWork } from '../../core/board/my.ts';
+import { DUE_SOON_DAYS, getMyWork, MY_LIST_LIMIT } from '../../core/board/my.ts';
 import { resolveWorkflowId } from '../../core/resolve/workflow.ts';
-import { cursorArg, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, type FilterArgs } from '../args.ts';
+import { cursorArg, DEFAULT_PAGE, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, type FilterArgs } from '../args.ts';
 import { compact, compactTicket, ticketLine, ticketList, ticketListText } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
@@ -25,7 +25,7 @@ export const getBoardTool = defineTool({
   toolset: 'board',
   writes: false,
   idempotent: true,
-  input: (s) => z.object({ ...filterArgs(s), limit: limitArg('Tickets per column', BOARD_DEFAULT) }),
+  input: (s) => z.object({ ...filterArgs(s), limit: limitArg('Tickets per column', BOARD_DEFAULT, BOARD_LIMIT_MAX) }),
   output: z.object({ columns: z.array(column) }),
   fields: FILTER_FIELDS,
   run: async (ctx, a) => {
@@ -60,7 +60,7 @@ export const getBoardColumnTool = defineTool({
       state: z.string().describe('State: id, key or name.'),
       ...filterArgs(s),
       cursor: cursorArg,
-      limit: limitArg(),
+      limit: limitArg('Page size', DEFAULT_PAGE, BOARD_LIMIT_MAX),
     }),
   output: ticketList,
   fields: { ...FILTER_FIELDS, stateId: 'state' },
@@ -77,18 +77,15 @@ const MY_LISTS = ['assigned', 'reported', 'watching', 'dueSoon'] as const;
 export const getMyWorkTool = defineTool({
   name: 'get_my_work',
   title: 'Get my work',
-  description: 'Your lists: assigned (open), reported, watching (you are a viewer), dueSoon (open, overdue or due within 7 days).',
+  description: `Your lists: assigned (open), reported, watching (you are a viewer), dueSoon (open, overdue or due within ${DUE_SOON_DAYS} days).`,
   toolset: 'board',
   writes: false,
   idempotent: true,
-  input: () => z.object({ limit: limitArg('Tickets per list') }),
+  input: () => z.object({ limit: limitArg('Tickets per list', DEFAULT_PAGE, MY_LIST_LIMIT) }),
   output: z.object(Object.fromEntries(MY_LISTS.map((k) => [k, z.array(compactTicket)])) as Record<(typeof MY_LISTS)[number], z.ZodArray<typeof compactTicket>>),
   run: async (ctx, a) => {
-    const my = await getMyWork(ctx);
-    return Object.fromEntries(MY_LISTS.map((k) => [k, my[k].slice(0, a.limit).map(compact)])) as Record<
-      (typeof MY_LISTS)[number],
-      z.input<typeof compactTicket>[]
-    >;
+    const my = await getMyWork(ctx, { limit: a.limit });
+    return Object.fromEntries(MY_LISTS.map((k) => [k, my[k].map(compact)])) as Record<(typeof MY_LISTS)[number], z.input<typeof compactTicket>[]>;
   },
   text: (my) => MY_LISTS.map((k) => [`## ${k}`, ...(my[k].length ? my[k].map(ticketLine) : ['None.'])].join('\n')).join('\n'),
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { deleteComment, editComment } from '../../core/comments/change.ts';
-import { createComment } from '../../core/comments/create.ts';
-import { listComments } from '../../core/comments/list.ts';
+import { commentBody, createComment, MAX_MENTIONS } from '../../core/comments/create.ts';
+import { COMMENT_PAGE_MAX, listComments } from '../../core/comments/list.ts';
 import type { Comment } from '../../core/comments/present.ts';
 import { resolvePersonIds } from '../../core/resolve/people.ts';
 import type { Ctx } from '../../core/ctx.ts';
 import { parseUuid } from '../../core/validation.ts';
-import { cursorArg, defined, limitArg, ticketArg } from '../args.ts';
+import { cursorArg, DEFAULT_PAGE, defined, limitArg, ticketArg } from '../args.ts';
 import { ok } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
@@ -33,7 +33,7 @@ const commentOf = (c: Comment): z.input<typeof comment> => ({
 });
 
 const audienceArg = z.enum(['internal', 'client']).describe('internal: staff only; client: also client people.');
-const mentionsArg = z.array(z.string()).max(20).describe('People to mention; client people mentioned in a client comment become viewers.');
+const mentionsArg = z.array(z.string()).max(MAX_MENTIONS).describe('People to mention; client people mentioned in a client comment become viewers.');
 
 const mentionIds = (ctx: Ctx, mentions: string[] | undefined) => (mentions ? resolvePersonIds(ctx, mentions, 'mentions') : undefined);
 
@@ -46,7 +46,7 @@ export const addCommentTool = defineTool({
   input: () =>
     z.object({
       ticket: ticketArg(),
-      body: z.string().min(1).max(50_000).describe('Markdown.'),
+      body: commentBody.describe('Markdown.'),
       audience: audienceArg.optional(),
       mentions: mentionsArg.optional(),
     }),
@@ -63,7 +63,7 @@ export const listCommentsTool = defineTool({
   toolset: 'tickets',
   writes: false,
   idempotent: true,
-  input: () => z.object({ ticket: ticketArg(), cursor: cursorArg, limit: limitArg() }),
+  input: () => z.object({ ticket: ticketArg(), cursor: cursorArg, limit: limitArg('Page size', DEFAULT_PAGE, COMMENT_PAGE_MAX) }),
   output: z.object({ items: z.array(comment), nextCursor: z.string().nullable() }),
   fields: FIELDS,
   run: async (ctx, a) => {
@@ -83,7 +83,7 @@ export const editCommentTool = defineTool({
     z.object({
       ticket: ticketArg(),
       comment: z.string().describe('Comment id.'),
-      body: z.string().min(1).max(50_000).optional().describe('New Markdown.'),
+      body: commentBody.optional().describe('New Markdown.'),
       audience: audienceArg.optional(),
       mentions: mentionsArg.optional(),
     }),

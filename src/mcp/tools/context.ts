@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { getContextPack, PACK_LIMIT_MAX } from '../../core/context/pack.ts';
+import { contextPackInput, DUE_SOON_DAYS, getContextPack, STALE_DAYS } from '../../core/context/pack.ts';
 import { resolveProjectId } from '../../core/resolve/projects.ts';
-import { defined, limitArg, projectArg } from '../args.ts';
+import { defined, projectArg } from '../args.ts';
 import { compact, compactTicket, ticketLine } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
@@ -12,8 +12,7 @@ const packList = z.object({ items: z.array(compactTicket), omitted: z.number().d
 export const getContextPackTool = defineTool({
   name: 'get_context_pack',
   title: 'Get context pack',
-  description:
-    'What needs attention, in one call: assigned to you; open tickets overdue, due within 7 days, blocked by an open ticket, or stale (no change in 14 days); tickets with your unbilled time. omitted counts what each list left out.',
+  description: `What needs attention, in one call: assigned to you; open tickets overdue, due within ${DUE_SOON_DAYS} days, blocked by an open ticket, or stale (no change in ${STALE_DAYS} days); tickets with your unbilled time. omitted counts what each list left out.`,
   toolset: 'context',
   writes: false,
   idempotent: true,
@@ -21,7 +20,7 @@ export const getContextPackTool = defineTool({
     z.object({
       scope: z.enum(['mine', 'visible']).default('mine').describe('mine: tickets assigned to, reported or watched by you; visible: all you can see.'),
       project: projectArg(s, 'Only this project').optional(),
-      limit: limitArg('Tickets per list', 10, PACK_LIMIT_MAX),
+      limit: contextPackInput.shape.limit.describe('Tickets per list'),
     }),
   output: z.object({
     today: z.string(),

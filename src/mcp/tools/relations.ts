@@ -3,8 +3,7 @@ import { addCodehostLink } from '../../core/codehost/add.ts';
 import { removeCodehostLink } from '../../core/codehost/remove.ts';
 import { addLink } from '../../core/links/add.ts';
 import { removeLink } from '../../core/links/remove.ts';
-import { invalid } from '../../core/errors.ts';
-import { resolveLinkId, resolveTicketUuid } from '../../core/resolve/tickets.ts';
+import { resolveLinkToRemove, resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { setParent } from '../../core/tickets/parent.ts';
 import { parseUuid } from '../../core/validation.ts';
 import { defined, ticketArg } from '../args.ts';
@@ -43,11 +42,7 @@ export const unlinkTicketsTool = defineTool({
     }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: async (ctx, a) => {
-    if (a.linkId) return removeLink(ctx, a.ticket, parseUuid(a.linkId, 'linkId'));
-    if (!a.target) throw invalid('link_required', { field: 'linkId' }, 'Give linkId, or the other ticket as target.');
-    return removeLink(ctx, a.ticket, await resolveLinkId(ctx, a.ticket, a.target, a.kind, 'target'));
-  },
+  run: async (ctx, a) => removeLink(ctx, a.ticket, await resolveLinkToRemove(ctx, a.ticket, defined({ linkId: a.linkId, target: a.target, kind: a.kind }))),
 });
 
 export const setParentTool = defineTool({
@@ -84,7 +79,7 @@ export const addCodehostLinkTool = defineTool({
       ticket: ticketArg(),
       repo: z.string().describe('"owner/name".'),
       url: z.string().describe('https://github.com/owner/name/... link.'),
-      sha: z.string().optional().describe('Commit hash, 7-40 hex.'),
+      sha: z.string().optional().describe('Commit hash (hex); the core checks its form.'),
       pr: z.number().optional().describe('Pull request number.'),
     }),
   output: codehostLink,

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { getTicketPage, type TicketPage } from '../../core/tickets/get.ts';
-import { listTickets } from '../../core/tickets/list.ts';
-import { cursorArg, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
+import { LIST_LIMIT_MAX, listTickets } from '../../core/tickets/list.ts';
+import { cursorArg, DEFAULT_PAGE, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
 import { compact, ticketList, ticketListText } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
 export const searchTicketsTool = defineTool({
   name: 'search_tickets',
   title: 'Search tickets',
-  description:
-    'Find tickets by full text and filters (names or ids), most recently updated first. Compact summaries; page with nextCursor (default 20, max 50). get_ticket shows one in full.',
+  description: `Find tickets by full text and filters (names or ids), most recently updated first. Compact summaries; page with nextCursor (default ${DEFAULT_PAGE}, max ${LIST_LIMIT_MAX}). get_ticket shows one in full.`,
   toolset: 'tickets',
   writes: false,
   idempotent: true,
@@ -86,7 +85,8 @@ const ticketDetail = z.object({
   events: z.array(z.object({ kind: z.string(), actor: z.string().nullable(), payload: z.record(z.string(), z.unknown()), createdAt: z.string() })).optional(),
 });
 
-type Include = 'events' | 'comments';
+const INCLUDES = ['events', 'comments'] as const;
+type Include = (typeof INCLUDES)[number];
 
 const refOf = (r: { id: string; humanId: string; title: string; state: { name: string } }) => ({
   id: r.id,
@@ -162,11 +162,7 @@ export const getTicketTool = defineTool({
   input: () =>
     z.object({
       ticket: ticketArg(),
-      include: z
-        .array(z.enum(['events', 'comments']))
-        .max(2)
-        .default([])
-        .describe('Extra sections.'),
+      include: z.array(z.enum(INCLUDES)).max(INCLUDES.length).default([]).describe('Extra sections.'),
     }),
   output: ticketDetail,
   fields: { ref: 'ticket' },

@@ -6,6 +6,7 @@ import { resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { resolveLabelIds, resolveWorkflowId } from '../../core/resolve/workflow.ts';
 import { createTicket } from '../../core/tickets/create.ts';
 import { moveTicket } from '../../core/tickets/move.ts';
+import { billingDescriptionField, descriptionField, MAX_LABELS, titleField } from '../../core/tickets/schemas.ts';
 import { updateTicket } from '../../core/tickets/update.ts';
 import { dateArg, defined, personArg, projectArg, ticketArg } from '../args.ts';
 import { compact, compactTicket } from '../shapes.ts';
@@ -25,14 +26,14 @@ const FIELDS: Record<string, string> = {
 };
 
 const fieldArgs = {
-  title: z.string().min(1).max(200).describe('1-200 characters.'),
-  description: z.string().max(50_000).describe('Markdown.'),
+  title: titleField.describe('Ticket title.'),
+  description: descriptionField.describe('Markdown.'),
   kind: z.string().describe('Kind: id, key or name.'),
   state: z.string().describe('State: id, key or name.'),
   priority: z.string().describe('Priority: id, key or name.'),
   assignee: personArg('Assignee (null: none)').nullable(),
   billingClient: z.string().nullable().describe('Billed client: id, code or name; null: internal.'),
-  labels: z.array(z.string()).max(20).describe('Labels (id or name); replaces the set.'),
+  labels: z.array(z.string()).max(MAX_LABELS).describe('Labels (id or name); replaces the set.'),
   startDate: dateArg('Start date').nullable(),
   dueDate: dateArg('Due date').nullable(),
   estimateMinutes: z.number().nullable().describe('Whole minutes >= 0; leaf tickets only.'),
@@ -132,7 +133,7 @@ export const updateTicketTool = defineTool({
       billingClient: fieldArgs.billingClient.optional(),
       billingPolicy: z.string().nullable().optional().describe('"paid", "free" or "bank:<bankId>"; null inherits.'),
       billingMode: z.enum(['period', 'on_close']).nullable().optional().describe('null inherits.'),
-      billingDescription: z.string().max(500).nullable().optional().describe('Text the client reads on the timesheet.'),
+      billingDescription: billingDescriptionField.optional().describe('Text the client reads on the timesheet.'),
     }),
   output: compactTicket,
   fields: FIELDS,

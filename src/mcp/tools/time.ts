@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { resolvePersonId } from '../../core/resolve/people.ts';
 import { resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { listCategories } from '../../core/time/categories.ts';
-import { editTime } from '../../core/time/edit.ts';
-import { listTime } from '../../core/time/list.ts';
-import { logTime } from '../../core/time/log.ts';
+import { noteSchema } from '../../core/time/common.ts';
+import { editTime, editTimeInput } from '../../core/time/edit.ts';
+import { listTime, MAX_RANGE_DAYS, totalMinutes } from '../../core/time/list.ts';
+import { logTime, logTimeInput } from '../../core/time/log.ts';
 import { parseUuid } from '../../core/validation.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
 import { defineTool, workspaceUsersOnly as staffOnly } from '../tool.ts';
 
 const clockArg = z.string().nullable().describe('Start time HH:MM (your timezone).');
-const noteArg = z.string().max(10_000).nullable().describe('Internal note, never shown to clients.');
+const noteArg = noteSchema.nullable().describe('Internal note, never shown to clients.');
 const idResult = z.object({ id: z.string() });
 
 export const logTimeTool = defineTool({
@@ -24,7 +25,7 @@ export const logTimeTool = defineTool({
     z.object({
       ticket: ticketArg(),
       spentOn: dateArg('Date of the work'),
-      minutes: z.number().int().min(1).max(1440).describe('Whole minutes worked.'),
+      minutes: logTimeInput.shape.minutes.describe('Whole minutes worked.'),
       startedAt: clockArg.optional(),
       note: noteArg.optional(),
       billable: z.boolean().optional().describe('Default true.'),
@@ -58,7 +59,7 @@ export const updateTimeEntryTool = defineTool({
       entryId: z.string().describe('Time entry id.'),
       spentOn: dateArg('New date').optional(),
       startedAt: clockArg.optional(),
-      minutes: z.number().int().min(-1440).max(1440).optional().describe('Non-zero; negative only on a correction.'),
+      minutes: editTimeInput.shape.minutes.describe('Non-zero; negative only on a correction.'),
       note: noteArg.optional(),
       billable: z.boolean().optional().describe('Billable to the client.'),
     }),
@@ -88,7 +89,7 @@ const entry = z.object({
 export const getTimeEntriesTool = defineTool({
   name: 'get_time_entries',
   title: 'Get time entries',
-  description: 'Time entries of one person (default you; others need owner/admin) between two dates (at most 366 days), oldest first, with the total.',
+  description: `Time entries of one person (default you; others need owner/admin) between two dates (at most ${MAX_RANGE_DAYS} days), oldest first, with the total.`,
   toolset: 'time',
   writes: false,
   idempotent: true,
@@ -118,7 +119,7 @@ export const getTimeEntriesTool = defineTool({
       userId: week.userId,
       timezone: week.timezone,
       expectedWeekMinutes: week.expectedWeekMinutes,
-      totalMinutes: week.entries.reduce((sum, e) => sum + e.minutes, 0),
+      totalMinutes: totalMinutes(week.entries),
       entries: week.entries.map((e) => ({
         id: e.id,
         ticketRef: e.ticketRef,

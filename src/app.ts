@@ -1,0 +1,29 @@
+import Koa from 'koa';
+import type { Services } from './core/services.ts';
+import { mountRest, parseJsonBody } from './http/app.ts';
+import type { AppState } from './http/context.ts';
+import { jsonOnly, requestId, securityHeaders } from './http/middleware/basics.ts';
+import { errorEnvelope } from './http/middleware/errors.ts';
+import { cleanInput } from './http/middleware/input.ts';
+import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
+
+/**
+ * The web process's Koa app: REST from src/http and /mcp from src/mcp, composed here so that
+ * neither adapter imports the other. The order is the middleware's contract with itself.
+ */
+export function buildApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  app.use(requestId);
+  app.use(securityHeaders);
+  app.use(errorEnvelope(services.log));
+  app.use(mcpBodyErrors); // /mcp answers body errors in JSON-RPC, not the envelope
+  app.use(jsonOnly);
+  app.use(parseJsonBody());
+  // MCP answers bad arguments as tool results (isError), so its adapter applies the input rule itself
+  const mcp = mcpRoutes(services);
+  app.use(mcp.routes()).use(mcp.allowedMethods());
+  app.use(cleanInput);
+  mountRest(app, services);
+  return app;
+}
