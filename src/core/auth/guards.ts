@@ -1,18 +1,28 @@
 import { forbidden } from '../errors.ts';
-import { isAdminRole, type Principal, type Scope } from './principal.ts';
+import { isAdminRole, isClientRole, type Principal, type Scope } from './principal.ts';
 
 export const REAUTH_WINDOW_MS = 10 * 60 * 1000;
 
-export function requireScope(p: Principal, scope: Scope): void {
-  if (!p.scopes.has(scope)) throw forbidden('missing_scope', { scope }, `This token lacks the ${scope} scope.`);
+/**
+ * The credential and role checks behind `authorize` (src/core/access/authorize.ts), and behind the
+ * few checks that depend on the input (an agent token, someone else's time): one place for
+ * each reason, so every refusal carries the same details. `message` says what was refused.
+ */
+export function requireScope(p: Principal, scope: Scope, message = `This token lacks the ${scope} scope.`): void {
+  if (!p.scopes.has(scope)) throw forbidden('missing_scope', { scope }, message);
 }
 
-export function requireSession(p: Principal): void {
-  if (p.via !== 'session') throw forbidden('session_required', undefined, 'This operation needs a browser session.');
+export function requireSession(p: Principal, message = 'This operation needs a browser session.'): void {
+  if (p.via !== 'session') throw forbidden('session_required', undefined, message);
 }
 
-export function requireAdmin(p: Principal): void {
-  if (!isAdminRole(p.role)) throw forbidden('admin_only', undefined, 'Only an owner or admin may do this.');
+export function requireAdmin(p: Principal, message = 'Only an owner or admin may do this.', extra?: Record<string, unknown>): void {
+  if (!isAdminRole(p.role)) throw forbidden('admin_only', extra, message);
+}
+
+/** Time tracking needs a workspace user: client users never log or read time. */
+export function requireStaff(p: Principal): void {
+  if (isClientRole(p.role)) throw forbidden('workspace_users_only', undefined, 'Time tracking is for workspace users only.');
 }
 
 /** Owner or Admin, from a session re-authenticated within the last ten minutes. */

@@ -1,6 +1,9 @@
 import type { Db } from '../../db/connect.ts';
+import { clientOnProject } from '../access/visible.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import { forbidden, invalid, notFound } from '../errors.ts';
+import { clientStates } from './permissions.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 /**
  * Lookups and checks shared by create, update and move: workflow ids, labels, people,
@@ -11,10 +14,19 @@ export interface ResolvedWorkflow {
   kindId: string;
   stateId: string;
   stateCategory: 'open' | 'closed';
-  /** The state is the default (reopen-target) or the customer-resolve state: the ones client users may pick. */
+  /** The state is one a client user may pick (see clientStates). */
   stateClientAllowed: boolean;
   priorityId: string;
 }
+
+type WorkflowRow = {
+  kind: string | null;
+  state: string | null;
+  category: 'open' | 'closed' | null;
+  defaultStateId: string | null;
+  customerResolveStateId: string | null;
+  priority: string | null;
+};
 
 /**
  * Resolves kind, state and priority in one query: a given id must belong to the workspace,
@@ -25,16 +37,24 @@ export async function resolveWorkflow(
   workspaceId: string,
   ids: { kindId?: string | undefined; stateId?: string | undefined; priorityId?: string | undefined },
 ): Promise<ResolvedWorkflow> {
-  const [row] = await sql<{ kind: string | null; state: string | null; category: 'open' | 'closed' | null; clientAllowed: boolean; priority: string | null }[]>`
+  const [row] = await sql<WorkflowRow[]>`
     select (select k.id from ticket_kinds k where k.workspace_id = ${workspaceId} and ${ids.kindId ? sql`k.id = ${ids.kindId}::uuid` : sql`k.is_inbound`}) as kind,
-           s.id as state, s.category, coalesce(s.is_default or s.is_customer_resolve, false) as "clientAllowed",
+           s.id as state, s.category,
+           (select ws.id from workflow_states ws where ws.workspace_id = ${workspaceId} and ws.is_default) as "defaultStateId",
+           (select ws.id from workflow_states ws where ws.workspace_id = ${workspaceId} and ws.is_customer_resolve) as "customerResolveStateId",
            (select p.id from priorities p where p.workspace_id = ${workspaceId} and ${ids.priorityId ? sql`p.id = ${ids.priorityId}::uuid` : sql`p.is_default`}) as priority
     from (select 1) one
     left join workflow_states s on s.workspace_id = ${workspaceId} and ${ids.stateId ? sql`s.id = ${ids.stateId}::uuid` : sql`s.is_default`}`;
   if (!row?.kind) throw invalid('unknown_kind', { field: 'kindId' }, 'No such ticket kind in this workspace.');
   if (!row.state) throw invalid('unknown_state', { field: 'stateId' }, 'No such workflow state in this workspace.');
   if (!row.priority) throw invalid('unknown_priority', { field: 'priorityId' }, 'No such priority in this workspace.');
-  return { kindId: row.kind, stateId: row.state, stateCategory: row.category!, stateClientAllowed: row.clientAllowed, priorityId: row.priority };
+  return {
+    kindId: row.kind,
+    stateId: row.state,
+    stateCategory: row.category!,
+    stateClientAllowed: clientStates(row).includes(row.state),
+    priorityId: row.priority,
+  };
 }
 
 /** Every label id must be a label of the workspace; returns the ids deduplicated and sorted. */
@@ -56,11 +76,10 @@ export async function checkAssignee(sql: Db, workspaceId: string, identityId: st
   const [m] = await sql<{ role: string; eligible: boolean }[]>`
     select m.role,
            m.role in ('owner', 'admin', 'member', 'agent')
-           or (m.role = 'client_elevated' and ${projectId}::uuid is not null and (
-                 exists (select 1 from projects p where p.id = ${projectId}::uuid and p.billing_client_id = m.client_id)
-              or exists (select 1 from project_collaborators pc where pc.project_id = ${projectId}::uuid and pc.client_id = m.client_id))) as eligible
+           or (m.role = 'client_elevated' and ${projectId}::uuid is not null
+               and exists (select 1 from projects p where p.id = ${projectId}::uuid and ${clientOnProject(sql, 'p', sql`m.client_id`)})) as eligible
     from memberships m where m.workspace_id = ${workspaceId} and m.identity_id = ${identityId}`;
-  if (!m) throw invalid('unknown_person', { field: 'assigneeId' }, 'No such person in this workspace.');
+  if (!m) throw unknownPerson('fieldValue', { field: 'assigneeId' });
   if (!m.eligible) throw invalid('assignee_ineligible', { field: 'assigneeId' }, 'This person cannot be assigned to a ticket of this project.');
 }
 
@@ -83,8 +102,7 @@ export async function clientValidIn(sql: Db, workspaceId: string, clientId: stri
   const [row] = await sql<{ ok: boolean }[]>`
     select ${
       projectId
-        ? sql`exists (select 1 from projects p where p.id = ${projectId}::uuid and p.billing_client_id = ${clientId}::uuid)
-              or exists (select 1 from project_collaborators pc where pc.project_id = ${projectId}::uuid and pc.client_id = ${clientId}::uuid)`
+        ? sql`exists (select 1 from projects p where p.id = ${projectId}::uuid and ${clientOnProject(sql, 'p', clientId)})`
         : sql`exists (select 1 from clients c where c.id = ${clientId}::uuid and c.workspace_id = ${workspaceId})`
     } as ok`;
   return Boolean(row?.ok);
@@ -122,11 +140,7 @@ export interface ProjectFacts {
 export async function loadProject(sql: Db, p: Principal, projectId: string, opts: { lock?: boolean } = {}): Promise<ProjectFacts> {
   const [row] = await sql<ProjectFacts[]>`
     select pr.id, pr.key, pr.billing_client_id as "billingClientId", pm.access,
-           ${
-             p.clientId
-               ? sql`(pr.billing_client_id = ${p.clientId}::uuid or exists (select 1 from project_collaborators pc where pc.project_id = pr.id and pc.client_id = ${p.clientId}::uuid))`
-               : sql`false`
-           } as "clientOnProject"
+           ${p.clientId ? clientOnProject(sql, 'pr', p.clientId) : sql`false`} as "clientOnProject"
     from projects pr
     left join project_memberships pm on pm.project_id = pr.id and pm.identity_id = ${p.identityId}
     where pr.id = ${projectId} and pr.workspace_id = ${p.workspaceId}

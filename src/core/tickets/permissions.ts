@@ -48,14 +48,13 @@ export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissio
   const clientEdit = client && (t.reporterId === p.identityId || (p.role === 'client_elevated' && t.clientOnProject));
   const edit = canWrite && (staffEdit || clientEdit);
 
-  const clientStates = [t.customerResolveStateId, t.defaultStateId].filter((s): s is string => Boolean(s));
   return {
     edit,
     read: readableAudiences(p),
     comment: canWrite ? (client ? ['client'] : ['internal', 'client']) : [],
     defaultAudience: client ? 'client' : 'internal',
     changeAssignee: canWrite && staffEdit,
-    moveState: !edit ? [] : client ? clientStates : t.stateIds,
+    moveState: !edit ? [] : client ? clientStates(t) : t.stateIds,
     customerResolveStateId: t.customerResolveStateId,
     setBilling: canWrite && !client && (admin || full),
     changeKind: canWrite && staffEdit,
@@ -65,6 +64,15 @@ export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissio
     logTime: canWrite && !client && !inbox && (admin || member),
     seeInternalFigures: !client,
   };
+}
+
+/**
+ * The states a client user may put a ticket in: the customer-resolve state and the default
+ * (reopen-target) state. The one definition behind `permissions.moveState` and the check of a
+ * client user's `stateId` when starting a ticket.
+ */
+export function clientStates(w: { customerResolveStateId: string | null; defaultStateId: string | null }): string[] {
+  return [w.customerResolveStateId, w.defaultStateId].filter((s): s is string => Boolean(s));
 }
 
 /** Comment and attachment audiences the caller may read (the same on every ticket they can see). */

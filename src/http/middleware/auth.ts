@@ -1,13 +1,12 @@
 import type { Next } from 'koa';
-import { requireScope, requireSession } from '../../core/auth/guards.ts';
+import { assertCsrf } from '../../core/auth/csrf.ts';
 import { findSession, sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
-import { forbidden, unauthenticated } from '../../core/errors.ts';
+import { unauthenticated } from '../../core/errors.ts';
 import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { idempotent, wantsIdempotency } from './idempotency.ts';
 
 export const SESSION_COOKIE = 'wt_session';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Reads the session cookie; a cookie-authenticated write must carry the session's CSRF token. */
 export async function cookieSession(deps: AppDeps, ctx: AppContext): Promise<Session | null> {
@@ -15,21 +14,18 @@ export async function cookieSession(deps: AppDeps, ctx: AppContext): Promise<Ses
   if (!secret) return null;
   const session = await findSession(deps.sql, secret, (deps.now ?? (() => new Date()))());
   if (!session) return null;
-  if (!SAFE_METHODS.has(ctx.method) && ctx.get('x-csrf-token') !== session.csrfToken) {
-    throw forbidden('csrf', undefined, 'A cookie-authenticated write needs the X-CSRF-Token header.');
-  }
+  assertCsrf(session, ctx.method, ctx.get('x-csrf-token'));
   return session;
 }
 
-export type Access = 'read' | 'write' | 'session';
-
 /**
  * Authenticates a workspace route (`/api/w/:slug/...`): a Bearer token, else a session
- * cookie. `access` is what the route needs: a token scope, or a browser session.
+ * cookie. It only identifies the caller; what the caller may do (token scope, browser session,
+ * role) is decided by the core operation (src/core/access/authorize.ts).
  * A token request is counted against the token's rate limit (its RateLimit headers go on the
  * response, errors included), and a token POST with `Idempotency-Key` runs at most once.
  */
-export function authenticate(deps: AppDeps, access: Access) {
+export function authenticate(deps: AppDeps) {
   return async (ctx: AppContext, next: Next) => {
     const slug = ctx.params.slug ?? '';
     const header = ctx.get('authorization');
@@ -45,8 +41,6 @@ export function authenticate(deps: AppDeps, access: Access) {
       ctx.state.session = session;
       ctx.state.principal = await sessionPrincipal(deps.sql, session, slug);
     }
-    if (access === 'session') requireSession(ctx.state.principal);
-    else requireScope(ctx.state.principal, access);
     if (wantsIdempotency(ctx)) await idempotent(deps, ctx, next);
     else await next();
   };

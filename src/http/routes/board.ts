@@ -8,15 +8,15 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for the board and "my work" (issue 4). */
 export function boardRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
+  const auth = authenticate(deps);
 
-  r.get('/board', read, async (ctx) => {
+  r.get('/board', auth, async (ctx) => {
     ctx.body = await getBoard(coreCtx(deps, ctx), ctx.query);
   });
-  r.get('/board/:stateId', read, async (ctx) => {
+  r.get('/board/:stateId', auth, async (ctx) => {
     ctx.body = await getBoardColumn(coreCtx(deps, ctx), ctx.params.stateId, ctx.query);
   });
-  r.get('/my', read, async (ctx) => {
+  r.get('/my', auth, async (ctx) => {
     ctx.body = await getMyWork(coreCtx(deps, ctx));
   });
   return r;

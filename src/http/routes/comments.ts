@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
+import { authorize } from '../../core/access/authorize.ts';
 import { downloadAttachment } from '../../core/attachments/download.ts';
 import { MAX_ATTACHMENT_BYTES, uploadAttachment, type UploadedFile } from '../../core/attachments/upload.ts';
 import { deleteComment, editComment } from '../../core/comments/change.ts';
@@ -63,6 +64,12 @@ const multipart = koaBody({
   },
 });
 
+/** Asks the core before any byte of an upload is read: a caller who may not upload streams nothing. */
+const mayUpload = (deps: AppDeps) => async (ctx: AppContext, next: () => Promise<unknown>) => {
+  authorize(coreCtx(deps, ctx), 'attachments.upload');
+  await next();
+};
+
 /** Anything but multipart/form-data on the upload route is 415 before any byte is parsed. */
 async function requireMultipart(ctx: AppContext, next: () => Promise<unknown>) {
   if (!ctx.is('multipart/form-data')) {
@@ -83,28 +90,27 @@ function uploadedFile(ctx: AppContext): UploadedFile | null {
 /** Routes for comments and attachments (issue 3). */
 export function commentsRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
-  const write = authenticate(deps, 'write');
+  const auth = authenticate(deps);
 
-  r.get('/tickets/:ref/comments', read, async (ctx) => {
+  r.get('/tickets/:ref/comments', auth, async (ctx) => {
     ctx.body = await listComments(coreCtx(deps, ctx), ctx.params.ref!, ctx.query);
   });
-  r.post('/tickets/:ref/comments', write, async (ctx) => {
+  r.post('/tickets/:ref/comments', auth, async (ctx) => {
     ctx.body = await createComment(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
     ctx.status = 201;
   });
-  r.patch('/tickets/:ref/comments/:id', write, async (ctx) => {
+  r.patch('/tickets/:ref/comments/:id', auth, async (ctx) => {
     ctx.body = await editComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'), ctx.request.body);
   });
-  r.delete('/tickets/:ref/comments/:id', write, async (ctx) => {
+  r.delete('/tickets/:ref/comments/:id', auth, async (ctx) => {
     ctx.body = await deleteComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'));
   });
 
-  r.post('/tickets/:ref/attachments', write, requireMultipart, multipart, cleanInput, async (ctx) => {
+  r.post('/tickets/:ref/attachments', auth, mayUpload(deps), requireMultipart, multipart, cleanInput, async (ctx) => {
     ctx.body = await uploadAttachment(coreCtx(deps, ctx), ctx.params.ref!, uploadedFile(ctx), ctx.request.body ?? {});
     ctx.status = 201;
   });
-  r.get('/attachments/:id/download', read, async (ctx) => {
+  r.get('/attachments/:id/download', auth, async (ctx) => {
     const file = await downloadAttachment(coreCtx(deps, ctx), parseUuid(ctx.params.id, 'attachmentId'));
     ctx.set(file.headers);
     ctx.body = file.data;

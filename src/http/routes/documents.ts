@@ -6,9 +6,9 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for client timesheet documents (issue 6): the list; downloads come with rendering. */
 export function documentsRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
+  const auth = authenticate(deps);
 
-  r.get('/documents', read, async (ctx) => {
+  r.get('/documents', auth, async (ctx) => {
     ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
   });
   return r;

@@ -18,7 +18,7 @@ export function sessionRoutes(deps: AppDeps) {
   const guardOf = (ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
 
   r.post('/login', async (ctx) => {
-    const { secret, expiresAt, info } = await login(deps.sql, ctx.request.body, now(), deps.config.SESSION_TTL_HOURS, guardOf(ctx));
+    const { secret, expiresAt, info } = await login({ sql: deps.sql, now, ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(ctx) }, ctx.request.body);
     ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: expiresAt, path: '/' });
     ctx.body = info;
   });

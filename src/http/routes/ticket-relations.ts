@@ -15,39 +15,38 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for parent, links, code-host references, viewers, visibility preview (issue 3). */
 export function ticketRelationsRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const write = authenticate(deps, 'write');
-  const session = authenticate(deps, 'session');
+  const auth = authenticate(deps);
 
-  r.put('/tickets/:ref/parent', write, async (ctx) => {
+  r.put('/tickets/:ref/parent', auth, async (ctx) => {
     ctx.body = await setParent(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
   });
 
-  r.post('/tickets/:ref/links', write, async (ctx) => {
+  r.post('/tickets/:ref/links', auth, async (ctx) => {
     ctx.body = await addLink(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
     ctx.status = 201;
   });
-  r.delete('/tickets/:ref/links/:linkId', write, async (ctx) => {
+  r.delete('/tickets/:ref/links/:linkId', auth, async (ctx) => {
     ctx.body = await removeLink(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.linkId, 'linkId'));
   });
 
-  r.post('/tickets/:ref/codehost', write, async (ctx) => {
+  r.post('/tickets/:ref/codehost', auth, async (ctx) => {
     ctx.body = await addCodehostLink(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
     ctx.status = 201;
   });
-  r.delete('/tickets/:ref/codehost/:linkId', write, async (ctx) => {
+  r.delete('/tickets/:ref/codehost/:linkId', auth, async (ctx) => {
     ctx.body = await removeCodehostLink(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.linkId, 'linkId'));
   });
-  r.get('/codehost/links', session, async (ctx) => {
+  r.get('/codehost/links', auth, async (ctx) => {
     ctx.body = await listCodehostLinks(coreCtx(deps, ctx));
   });
 
-  r.post('/tickets/:ref/viewers', session, async (ctx) => {
+  r.post('/tickets/:ref/viewers', auth, async (ctx) => {
     ctx.body = await addViewers(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
   });
-  r.delete('/tickets/:ref/viewers/:identityId', session, async (ctx) => {
+  r.delete('/tickets/:ref/viewers/:identityId', auth, async (ctx) => {
     ctx.body = await removeViewer(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.identityId, 'identityId'));
   });
-  r.post('/tickets/:ref/visibility', session, async (ctx) => {
+  r.post('/tickets/:ref/visibility', auth, async (ctx) => {
     ctx.body = await previewVisibility(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
   });
   return r;

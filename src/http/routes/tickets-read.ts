@@ -7,12 +7,12 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for GET /tickets and GET /tickets/:ref (issue 3). */
 export function ticketsReadRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
+  const auth = authenticate(deps);
 
-  r.get('/tickets', read, async (ctx) => {
+  r.get('/tickets', auth, async (ctx) => {
     ctx.body = await listTickets(coreCtx(deps, ctx), ctx.query);
   });
-  r.get('/tickets/:ref', read, async (ctx) => {
+  r.get('/tickets/:ref', auth, async (ctx) => {
     const res = await readTicketPage(coreCtx(deps, ctx), ctx.params.ref ?? '', ctx.get('if-none-match'));
     ctx.set('ETag', res.etag);
     if (res.status === 304) {

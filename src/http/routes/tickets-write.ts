@@ -13,30 +13,29 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for ticket create, update, move, archive, delete, redact (issue 3). */
 export function ticketsWriteRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const write = authenticate(deps, 'write');
-  const session = authenticate(deps, 'session');
+  const auth = authenticate(deps);
 
-  r.post('/tickets', write, async (ctx) => {
+  r.post('/tickets', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await createTicket(coreCtx(deps, ctx), ctx.request.body);
   });
-  r.patch('/tickets/:ref', write, async (ctx) => {
+  r.patch('/tickets/:ref', auth, async (ctx) => {
     const page = await updateTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body, { ifMatch: ctx.get('if-match') || null });
     ctx.set('ETag', ticketEtag(page));
     ctx.body = page;
   });
-  r.post('/tickets/:ref/move', write, async (ctx) => {
+  r.post('/tickets/:ref/move', auth, async (ctx) => {
     const page = await moveTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
     ctx.set('ETag', ticketEtag(page));
     ctx.body = page;
   });
-  r.post('/tickets/:ref/archive', session, async (ctx) => {
+  r.post('/tickets/:ref/archive', auth, async (ctx) => {
     ctx.body = await archiveTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
   });
-  r.delete('/tickets/:ref', session, async (ctx) => {
+  r.delete('/tickets/:ref', auth, async (ctx) => {
     ctx.body = await deleteTicket(coreCtx(deps, ctx), ctx.params.ref!);
   });
-  r.post('/tickets/:id/redact', session, async (ctx) => {
+  r.post('/tickets/:id/redact', auth, async (ctx) => {
     ctx.body = await redactTicket(coreCtx(deps, ctx), parseUuid(ctx.params.id, 'id'), ctx.request.body);
   });
   return r;

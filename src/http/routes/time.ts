@@ -15,56 +15,54 @@ import { authenticate } from '../middleware/auth.ts';
 /** Routes for time entries, periods, consultant categories and members' time settings (issue 5). */
 export function timeRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
-  const write = authenticate(deps, 'write');
-  const session = authenticate(deps, 'session');
+  const auth = authenticate(deps);
 
-  r.get('/time', read, async (ctx) => {
+  r.get('/time', auth, async (ctx) => {
     ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
   });
-  r.post('/time', write, async (ctx) => {
+  r.post('/time', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
   });
-  r.patch('/time/:id', write, async (ctx) => {
+  r.patch('/time/:id', auth, async (ctx) => {
     ctx.body = await editTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
   });
-  r.delete('/time/:id', session, async (ctx) => {
+  r.delete('/time/:id', auth, async (ctx) => {
     ctx.body = await deleteTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
   });
-  r.post('/time/:id/corrections', session, async (ctx) => {
+  r.post('/time/:id/corrections', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await correctTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
   });
-  r.post('/time/tickets/:id/reattribute', session, async (ctx) => {
+  r.post('/time/tickets/:id/reattribute', auth, async (ctx) => {
     ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
   });
 
-  r.get('/periods', session, async (ctx) => {
+  r.get('/periods', auth, async (ctx) => {
     ctx.body = await listPeriods(coreCtx(deps, ctx));
   });
-  r.post('/periods', session, async (ctx) => {
+  r.post('/periods', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await openPeriod(coreCtx(deps, ctx), ctx.request.body);
   });
-  r.post('/periods/:id/close', session, async (ctx) => {
+  r.post('/periods/:id/close', auth, async (ctx) => {
     ctx.body = await closePeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
   });
-  r.post('/periods/:id/reopen', session, async (ctx) => {
+  r.post('/periods/:id/reopen', auth, async (ctx) => {
     ctx.body = await reopenPeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
   });
 
-  r.get('/categories', read, async (ctx) => {
+  r.get('/categories', auth, async (ctx) => {
     ctx.body = await listCategories(coreCtx(deps, ctx));
   });
-  r.post('/categories', session, async (ctx) => {
+  r.post('/categories', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await createCategory(coreCtx(deps, ctx), ctx.request.body);
   });
-  r.patch('/members/:identityId', session, async (ctx) => {
+  r.patch('/members/:identityId', auth, async (ctx) => {
     ctx.body = await updateMemberSettings(coreCtx(deps, ctx), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
   });
-  r.put('/projects/:projectId/members/:identityId/category', session, async (ctx) => {
+  r.put('/projects/:projectId/members/:identityId/category', auth, async (ctx) => {
     const c = coreCtx(deps, ctx);
     ctx.body = await setProjectCategory(c, parseUuid(ctx.params.projectId, 'projectId'), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
   });

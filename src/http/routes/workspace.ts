@@ -9,21 +9,20 @@ import { authenticate } from '../middleware/auth.ts';
 /** Workspace-level routes: workflow (token read) and token management (session only). */
 export function workspaceRoutes(deps: AppDeps) {
   const r = new Router<AppState>();
-  const read = authenticate(deps, 'read');
-  const session = authenticate(deps, 'session');
+  const auth = authenticate(deps);
 
-  r.get('/workflow', read, async (ctx) => {
+  r.get('/workflow', auth, async (ctx) => {
     ctx.type = 'application/json';
     ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));
   });
-  r.get('/tokens', session, async (ctx) => {
+  r.get('/tokens', auth, async (ctx) => {
     ctx.body = await listTokens(coreCtx(deps, ctx));
   });
-  r.post('/tokens', session, async (ctx) => {
+  r.post('/tokens', auth, async (ctx) => {
     ctx.status = 201;
     ctx.body = await createToken(coreCtx(deps, ctx), ctx.request.body);
   });
-  r.delete('/tokens/:id', session, async (ctx) => {
+  r.delete('/tokens/:id', auth, async (ctx) => {
     ctx.body = await revokeToken(coreCtx(deps, ctx), parseUuid(ctx.params.id));
   });
   return r;

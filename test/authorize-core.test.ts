@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS, actions, type Action, type BooleanPermission, type Requirement } from '../src/core/access/actions.ts';
+import { authorize } from '../src/core/access/authorize.ts';
+import { downloadAttachment } from '../src/core/attachments/download.ts';
+import { uploadAttachment } from '../src/core/attachments/upload.ts';
+import { createToken, listTokens, revokeToken } from '../src/core/auth/tokens.ts';
+import type { Principal, Role, Scope } from '../src/core/auth/principal.ts';
+import { getBankBalances } from '../src/core/banks/balances.ts';
+import { getBoard } from '../src/core/board/board.ts';
+import { getBoardColumn } from '../src/core/board/column.ts';
+import { getMyWork } from '../src/core/board/my.ts';
+import { listChanges } from '../src/core/changes/feed.ts';
+import { addCodehostLink } from '../src/core/codehost/add.ts';
+import { listCodehostLinks } from '../src/core/codehost/list.ts';
+import { removeCodehostLink } from '../src/core/codehost/remove.ts';
+import { deleteComment, editComment } from '../src/core/comments/change.ts';
+import { createComment } from '../src/core/comments/create.ts';
+import { listComments } from '../src/core/comments/list.ts';
+import { getContextPack } from '../src/core/context/pack.ts';
+import type { Ctx } from '../src/core/ctx.ts';
+import { listDocuments } from '../src/core/documents/list.ts';
+import { isAppError } from '../src/core/errors.ts';
+import { addLink } from '../src/core/links/add.ts';
+import { removeLink } from '../src/core/links/remove.ts';
+import { closePeriod, listPeriods, openPeriod, reopenPeriod } from '../src/core/periods/manage.ts';
+import { archiveTicket } from '../src/core/tickets/archive.ts';
+import { createTicket } from '../src/core/tickets/create.ts';
+import { deleteTicket } from '../src/core/tickets/delete.ts';
+import { readTicketPage } from '../src/core/tickets/get.ts';
+import { listTickets } from '../src/core/tickets/list.ts';
+import { moveTicket } from '../src/core/tickets/move.ts';
+import { setParent } from '../src/core/tickets/parent.ts';
+import { redactTicket } from '../src/core/tickets/redact.ts';
+import { updateTicket } from '../src/core/tickets/update.ts';
+import { createCategory, listCategories, setProjectCategory } from '../src/core/time/categories.ts';
+import { correctTime } from '../src/core/time/correct.ts';
+import { deleteTime } from '../src/core/time/delete.ts';
+import { editTime } from '../src/core/time/edit.ts';
+import { listTime } from '../src/core/time/list.ts';
+import { logTime } from '../src/core/time/log.ts';
+import { updateMemberSettings } from '../src/core/time/member-settings.ts';
+import { reattributeTicketTime } from '../src/core/time/reattribute.ts';
+import { addViewers } from '../src/core/viewers/add.ts';
+import { previewVisibility } from '../src/core/viewers/preview.ts';
+import { removeViewer } from '../src/core/viewers/remove.ts';
+import { getWorkflow } from '../src/core/workflow/get.ts';
+import type { Db } from '../src/db/connect.ts';
+import { testDb, type TestDb } from './helpers/db.ts';
+import {
+  addViewers as makeViewers,
+  makeClient,
+  makeProject,
+  makeTicket,
+  makeUser,
+  makeWorkspace,
+  workflowIds,
+  type Person,
+  type Workspace,
+} from './helpers/factories.ts';
+
+/**
+ * Every action of the core's table (src/core/access/actions.ts), called through its core
+ * operation with no HTTP in between: for each requirement the action has, a caller lacking just
+ * that gets the 403 and reason REST gives (missing_scope with the scope, session_required,
+ * workspace_users_only, reauth_required, admin_only, and the ticket permission's reason).
+ */
+
+const NOW = new Date('2026-03-10T12:00:00.000Z');
+const ALL_SCOPES: Scope[] = ['read', 'write', 'triage'];
+
+interface World {
+  sql: Db;
+  ws: Workspace;
+  owner: Person;
+  member: Person;
+  limited: Person;
+  outsider: Person;
+  client: Person;
+  clientId: string;
+  ticket: { id: string; humanId: string };
+  other: { id: string; humanId: string };
+  projectId: string;
+  stateId: string;
+}
+
+let db: TestDb;
+let w: World;
+
+beforeAll(async () => {
+  db = await testDb();
+  const sql = db.sql;
+  const ws = await makeWorkspace(sql);
+  const c = await makeClient(sql, ws);
+  const owner = await makeUser(sql, ws, { role: 'owner' });
+  const member = await makeUser(sql, ws, { role: 'member' });
+  const limited = await makeUser(sql, ws, { role: 'member' });
+  const outsider = await makeUser(sql, ws, { role: 'member' });
+  const client = await makeUser(sql, ws, { role: 'client', clientId: c.id });
+  const project = await makeProject(sql, ws, {
+    billingClientId: c.id,
+    members: [{ person: member }, { person: limited, access: 'limited' }],
+  });
+  const ticket = await makeTicket(sql, ws, { projectId: project.id, reporterId: owner.id });
+  // viewers see the ticket without being project members: they lack addViewers (ordinary client) and logTime (staff)
+  await makeViewers(sql, ticket.id, [client.id, outsider.id]);
+  const other = await makeTicket(sql, ws, { projectId: project.id, reporterId: owner.id });
+  const wf = await workflowIds(sql, ws);
+  w = { sql, ws, owner, member, limited, outsider, client, clientId: c.id, ticket, other, projectId: project.id, stateId: Object.values(wf.states)[0]! };
+}, 60_000);
+afterAll(() => db?.close());
+
+interface As {
+  via?: 'token' | 'session';
+  scopes?: Scope[];
+  reauthed?: boolean;
+}
+
+function ctxOf(person: Person, as: As = {}): Ctx {
+  const via = as.via ?? 'session';
+  const principal: Principal = {
+    workspaceId: w.ws.id,
+    slug: w.ws.slug,
+    identityId: person.id,
+    name: person.email,
+    role: person.role,
+    clientId: person === w.client ? w.clientId : null,
+    via,
+    scopes: new Set(as.scopes ?? ALL_SCOPES),
+    projectIds: null,
+    tokenId: via === 'token' ? randomUUID() : null,
+    tokenKind: via === 'token' ? 'delegated' : null,
+    sessionId: via === 'session' ? randomUUID() : null,
+    reauthAt: as.reauthed ? new Date(NOW.getTime() - 60_000) : null,
+    source: via === 'token' ? 'api' : 'ui',
+  };
+  return { sql: w.sql, principal, now: () => NOW };
+}
+
+/** Each action's core operation, called with inputs valid enough to reach its ticket checks. */
+const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
+  'workflow.read': (ctx) => getWorkflow(ctx),
+  'tickets.list': (ctx) => listTickets(ctx, {}),
+  'tickets.read': (ctx) => readTicketPage(ctx, w.ticket.humanId),
+  'tickets.create': (ctx) => createTicket(ctx, { projectId: w.projectId, title: 'x' }),
+  'tickets.update': (ctx) => updateTicket(ctx, w.ticket.humanId, { title: 'x' }),
+  'tickets.move': (ctx) => moveTicket(ctx, w.ticket.humanId, { projectId: w.projectId }),
+  'tickets.archive': (ctx) => archiveTicket(ctx, w.ticket.humanId, { archived: false }),
+  'tickets.delete': (ctx) => deleteTicket(ctx, w.ticket.humanId),
+  'tickets.redact': (ctx) => redactTicket(ctx, w.ticket.id, { reason: 'probe' }),
+  'tickets.parent': (ctx) => setParent(ctx, w.ticket.humanId, { parentId: null }),
+  'links.add': (ctx) => addLink(ctx, w.ticket.humanId, { targetId: w.other.id, kind: 'relates' }),
+  'links.remove': (ctx) => removeLink(ctx, w.ticket.humanId, randomUUID()),
+  'codehost.add': (ctx) => addCodehostLink(ctx, w.ticket.humanId, { repo: 'acme/web', pr: 1, url: 'https://github.com/acme/web/pull/1' }),
+  'codehost.remove': (ctx) => removeCodehostLink(ctx, w.ticket.humanId, randomUUID()),
+  'codehost.list': (ctx) => listCodehostLinks(ctx),
+  'viewers.add': (ctx) => addViewers(ctx, w.ticket.humanId, { identityIds: [w.member.id] }),
+  'viewers.remove': (ctx) => removeViewer(ctx, w.ticket.humanId, w.member.id),
+  'viewers.preview': (ctx) => previewVisibility(ctx, w.ticket.humanId, { audience: 'client', mentions: [] }),
+  'comments.list': (ctx) => listComments(ctx, w.ticket.humanId, {}),
+  'comments.create': (ctx) => createComment(ctx, w.ticket.humanId, { body: 'x' }),
+  'comments.edit': (ctx) => editComment(ctx, w.ticket.humanId, randomUUID(), { body: 'x' }),
+  'comments.delete': (ctx) => deleteComment(ctx, w.ticket.humanId, randomUUID()),
+  'attachments.upload': (ctx) => uploadAttachment(ctx, w.ticket.humanId, { filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('a') }, {}),
+  'attachments.download': (ctx) => downloadAttachment(ctx, randomUUID()),
+  'board.read': (ctx) => Promise.all([getBoard(ctx, {}), getBoardColumn(ctx, w.stateId, {})]),
+  'mywork.read': (ctx) => getMyWork(ctx),
+  'changes.list': (ctx) => listChanges(ctx, {}),
+  'documents.list': (ctx) => listDocuments(ctx, {}),
+  'banks.balances': (ctx) => getBankBalances(ctx, {}),
+  'context.pack': (ctx) => getContextPack(ctx, {}),
+  'time.list': (ctx) => listTime(ctx, { from: '2026-03-09', to: '2026-03-15' }),
+  'time.log': (ctx) => logTime(ctx, { ticketId: w.ticket.id, spentOn: '2026-03-10', minutes: 5 }),
+  'time.edit': (ctx) => editTime(ctx, randomUUID(), { minutes: 5 }),
+  'time.delete': (ctx) => deleteTime(ctx, randomUUID()),
+  'time.correct': (ctx) => correctTime(ctx, randomUUID(), { minutes: 5 }),
+  'time.reattribute': (ctx) => reattributeTicketTime(ctx, w.ticket.id),
+  'periods.list': (ctx) => listPeriods(ctx),
+  'periods.open': (ctx) => openPeriod(ctx, {}),
+  'periods.close': (ctx) => closePeriod(ctx, randomUUID()),
+  'periods.reopen': (ctx) => reopenPeriod(ctx, randomUUID()),
+  'categories.list': (ctx) => listCategories(ctx),
+  'categories.create': (ctx) => createCategory(ctx, { name: 'probe' }),
+  'categories.assign': (ctx) => setProjectCategory(ctx, w.projectId, w.member.id, { categoryId: null }),
+  'members.update': (ctx) => updateMemberSettings(ctx, w.member.id, {}),
+  'tokens.list': (ctx) => listTokens(ctx),
+  'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
+  'tokens.revoke': (ctx) => revokeToken(ctx, randomUUID()),
+};
+
+/** Who may see the ticket yet lacks one of its permissions, by the permission. */
+const lacking: Record<BooleanPermission, () => Person> = {
+  edit: () => w.limited,
+  archive: () => w.limited,
+  addViewers: () => w.client,
+  logTime: () => w.outsider,
+  changeAssignee: () => w.limited,
+  setBilling: () => w.limited,
+  changeKind: () => w.limited,
+  move: () => w.limited,
+  seeInternalFigures: () => w.client,
+};
+
+interface Case {
+  lacks: string;
+  ctx: () => Ctx;
+  reason: string;
+  details?: Record<string, unknown>;
+}
+
+/** One case per requirement of the action: a caller lacking just that. */
+function casesOf(r: Requirement): Case[] {
+  const out: Case[] = [];
+  if (r.scope) {
+    const scope = r.scope;
+    out.push({
+      lacks: `the ${scope} scope`,
+      ctx: () => ctxOf(w.owner, { via: 'token', scopes: ALL_SCOPES.filter((s) => s !== scope) }),
+      reason: 'missing_scope',
+      details: { scope },
+    });
+  }
+  if (r.session || r.reauth) out.push({ lacks: 'a session', ctx: () => ctxOf(w.owner, { via: 'token' }), reason: 'session_required' });
+  if (r.staff) out.push({ lacks: 'a workspace role', ctx: () => ctxOf(w.client), reason: 'workspace_users_only' });
+  if (r.reauth) out.push({ lacks: 'a recent re-authentication', ctx: () => ctxOf(w.owner), reason: 'reauth_required' });
+  if (r.admin || r.reauth) out.push({ lacks: 'the Owner/Admin role', ctx: () => ctxOf(w.member, { reauthed: true }), reason: 'admin_only' });
+  const rule = r.ticket;
+  if (typeof rule === 'object') out.push({ lacks: `permissions.${rule.allows}`, ctx: () => ctxOf(lacking[rule.allows]()), reason: rule.reason });
+  return out;
+}
+
+async function refusal(run: () => Promise<unknown>): Promise<{ status: number; code: string; details: Record<string, unknown> } | 'allowed'> {
+  try {
+    await run();
+    return 'allowed';
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    return { status: e.status, code: e.code, details: e.details ?? {} };
+  }
+}
+
+it('every action has a core operation to call and at least one requirement', () => {
+  expect(Object.keys(OPS).sort()).toEqual([...actions].sort());
+  const without = actions.filter((a) => casesOf(ACTIONS[a]).length === 0);
+  expect(without, 'actions with no requirement: give them one or a case here').toEqual([]);
+});
+
+describe.each(actions.map((a) => [a] as const))('%s', (action) => {
+  it.each(casesOf(ACTIONS[action]).map((c) => [c.lacks, c] as const))('without %s: 403, as REST', async (_lacks, c) => {
+    const got = await refusal(() => OPS[action](c.ctx()));
+    expect(got).toMatchObject({ status: 403, code: 'forbidden', details: { reason: c.reason, ...c.details } });
+  });
+});
+
+describe('authorize itself', () => {
+  it('lets an Owner with a freshly re-authenticated session do everything a session may', () => {
+    for (const action of actions) expect(() => authorize(ctxOf(w.owner, { reauthed: true }), action), action).not.toThrow();
+  });
+
+  it('a role check waits for the ticket: without it, an action on a ticket checks only the credential', () => {
+    expect(() => authorize(ctxOf(w.member), 'tickets.delete')).not.toThrow();
+    expect(() => authorize(ctxOf(w.member, { via: 'token' }), 'tickets.delete')).toThrow(expect.objectContaining({ reason: 'session_required' }));
+  });
+
+  it.each<[Role, boolean]>([
+    ['owner', true],
+    ['member', false],
+  ])('categories.create for %s: allowed = %s', (role, allowed) => {
+    const person = role === 'owner' ? w.owner : w.member;
+    const run = () => authorize(ctxOf(person), 'categories.create');
+    if (allowed) expect(run).not.toThrow();
+    else expect(run).toThrow(expect.objectContaining({ reason: 'admin_only' }));
+  });
+});
