@@ -41,7 +41,17 @@ export function visibleTicket(sql: Db, p: Principal, alias = 't', opts: { extraV
   return sql`(${t}.workspace_id = ${p.workspaceId} and ${role}${tokenNarrowing(sql, p, alias)})`;
 }
 
-/** Projects a client takes part in: as billing client or as collaborating client. */
+/**
+ * "Client `clientId` takes part in project row `project`": it is the project's billing client or
+ * a collaborating client. `clientId` is a bound id, or a column given as a fragment (`m.client_id`).
+ */
+export function clientOnProject(sql: Db, project: string, clientId: string | Fragment): Fragment {
+  const pr = sql(project);
+  return sql`(${pr}.billing_client_id = ${clientId}::uuid
+              or exists (select 1 from project_collaborators pc where pc.project_id = ${pr}.id and pc.client_id = ${clientId}::uuid))`;
+}
+
+/** Projects a client takes part in, as a set (see clientOnProject): as billing client or as collaborating client. */
 export function clientProjects(sql: Db, clientId: string): Fragment {
   return sql`select p.id from projects p where p.billing_client_id = ${clientId}
              union all select pc.project_id from project_collaborators pc where pc.client_id = ${clientId}`;

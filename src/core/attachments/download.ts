@@ -1,4 +1,5 @@
 import contentDisposition from 'content-disposition';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -29,6 +30,7 @@ export interface AttachmentDownload {
  * uploaded as inline, an RFC 6266/5987 filename, no caching, no sniffing, a sandboxing CSP.
  */
 export async function downloadAttachment(ctx: Ctx, attachmentId: string): Promise<AttachmentDownload> {
+  authorize(ctx, 'attachments.download');
   const { sql, principal: p } = ctx;
   const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
     select a.ticket_id as "ticketId", a.audience, c.audience as "commentAudience"

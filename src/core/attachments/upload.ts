@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { AppError, forbidden, invalid, notFound } from '../errors.ts';
 import { assertCanWrite } from '../comments/create.ts';
@@ -55,6 +56,7 @@ export function cleanContentType(raw: string | null | undefined): string {
  * one is 400 `audience_mismatch`). The bytes are stored in PostgreSQL.
  */
 export async function uploadAttachment(ctx: Ctx, ref: string, file: UploadedFile | null, fields: unknown): Promise<Attachment> {
+  authorize(ctx, 'attachments.upload');
   const input = uploadAttachmentFields.parse(fields);
   if (!file) throw invalid('file_required', { field: 'file' }, 'Send the file as a multipart part named "file".');
   if (file.data.length > MAX_ATTACHMENT_BYTES) {

@@ -12,6 +12,7 @@ export function newApiToken(): string {
   return s;
 }
 
+/** What `newApiToken` makes: anything else is refused before a database lookup. */
 export const API_TOKEN_PATTERN = /^wt_[A-Za-z0-9]{40}$/;
 
 export function newOpaqueSecret(bytes = 32): string {

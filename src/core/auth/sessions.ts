@@ -35,14 +35,20 @@ async function sessionInfo(sql: Db, identityId: string, csrfToken: string): Prom
   return { identityId, name: who!.name, email: who!.email, workspaces: [...workspaces], csrfToken };
 }
 
+/** What a login runs with in place of a `Ctx`: there is no principal before it. */
+export interface LoginCtx {
+  sql: Db;
+  now: () => Date;
+  /** How long the new session lives. */
+  ttlHours: number;
+  /** The login/re-authentication throttle and the caller's address, where the adapter has them. */
+  guard?: GuardedBy;
+}
+
 /** POST /api/auth/login: a password login opens a session; the login also counts as a re-authentication. */
-export async function login(
-  sql: Db,
-  raw: unknown,
-  now: Date,
-  ttlHours: number,
-  guard?: GuardedBy,
-): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
+export async function login(ctx: LoginCtx, raw: unknown): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
+  const { sql, guard } = ctx;
+  const now = ctx.now();
   const input = loginInput.parse(raw);
   await guard?.guard.attempt(input.email, guard.address);
   const [who] = await sql<{ id: string; password_hash: string | null }[]>`
@@ -52,7 +58,7 @@ export async function login(
   await guard?.guard.succeeded(input.email, guard.address);
   const secret = newOpaqueSecret();
   const csrfToken = newOpaqueSecret(18);
-  const expiresAt = new Date(now.getTime() + ttlHours * 3600_000);
+  const expiresAt = new Date(now.getTime() + ctx.ttlHours * 3600_000);
   await sql`
     insert into sessions (token_hash, identity_id, csrf_token, reauth_at, expires_at, created_at, last_seen_at)
     values (${sha256(secret)}, ${who.id}, ${csrfToken}, ${now}, ${expiresAt}, ${now}, ${now})`;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { forbidden, invalid, notFound, unauthenticated } from '../errors.ts';
+import { invalid, notFound, unauthenticated } from '../errors.ts';
 import { datetimeSchema } from '../input.ts';
-import { requireSession } from './guards.ts';
+import { requireAdmin } from './guards.ts';
 import { isAdminRole, scopes, type Principal, type Role, type Scope } from './principal.ts';
-import { newApiToken, sha256 } from './secrets.ts';
+import { API_TOKEN_PATTERN, newApiToken, sha256 } from './secrets.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 export const createTokenInput = z.object({
   name: z.string().trim().min(1).max(100).describe('A label to recognise the token by'),
@@ -85,16 +87,16 @@ export async function issueToken(
 
 /** POST /tokens: session only. A delegated token acts as its creator; an agent token (Owner/Admin) as an agent account. */
 export async function createToken(ctx: Ctx, raw: unknown) {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tokens.create');
   const input = createTokenInput.parse(raw);
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
     let actsAs = p.identityId;
     if (input.kind === 'agent') {
-      if (!isAdminRole(p.role)) throw forbidden('admin_only', undefined, 'Only an owner or admin may create agent tokens.');
+      requireAdmin(p, 'Only an owner or admin may create agent tokens.');
       if (!input.agentId) throw invalid('agent_required', { field: 'agentId' }, 'An agent token needs agentId.');
       const [agent] = await sql`select 1 from memberships where workspace_id = ${p.workspaceId} and identity_id = ${input.agentId} and role = 'agent'`;
-      if (!agent) throw notFound('unknown_person', { identityId: input.agentId }, 'No such agent in this workspace.');
+      if (!agent) throw unknownPerson('subject', { identityId: input.agentId }, 'No such agent in this workspace.');
       actsAs = input.agentId;
     }
     if (input.projectIds?.length) {
@@ -118,7 +120,7 @@ export async function createToken(ctx: Ctx, raw: unknown) {
 
 /** GET /tokens: the caller's own tokens; Owner and Admin see every token of the workspace. */
 export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tokens.list');
   const p = ctx.principal;
   const rows = await ctx.sql<TokenRow[]>`
     select id, name, scopes, project_ids, kind, acts_as, token_hint, expires_at, revoked_at, last_used_at, created_at
@@ -132,7 +134,7 @@ export const TOKEN_REVOKED_CHANNEL = 'wt_token_revoked';
 
 /** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
 export async function revokeToken(ctx: Ctx, id: string): Promise<{ ok: true }> {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tokens.revoke');
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
     const [row] = await sql<{ id: string }[]>`
@@ -197,7 +199,7 @@ export class TokenVerifier {
 
   /** Verifies a token for workspace `slug`, or (null) for whichever workspace the token belongs to. */
   async verify(raw: string, slug: string | null, now: Date): Promise<Principal> {
-    if (!/^wt_[A-Za-z0-9]{40}$/.test(raw)) throw unauthenticated('The token is malformed.');
+    if (!API_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
     const key = sha256(raw).toString('base64');
     let t = this.cache.get(key);
     if (!t || t.cachedUntil < now.getTime()) {

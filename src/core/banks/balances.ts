@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { billingContactSql } from '../documents/access.ts';
 import { effectiveBillingPolicySql } from '../tickets/filters.ts';
-import { parse } from '../validation.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -59,7 +59,8 @@ function bankAccessSql(sql: Db, p: Principal): Fragment {
  * billing policy (ticket, else project, else client) names the bank.
  */
 export async function getBankBalances(ctx: Ctx, input: unknown): Promise<{ banks: BankBalance[] }> {
-  const q = parse(bankBalancesInput, input ?? {});
+  authorize(ctx, 'banks.balances');
+  const q = bankBalancesInput.parse(input ?? {});
   const { sql, principal: p } = ctx;
   const banks = await sql<BankBalance[]>`
     with visible_banks as (

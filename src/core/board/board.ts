@@ -1,8 +1,8 @@
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { ticketFilterSchema, ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
-import { parse } from '../validation.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryArraySql, visibleSql } from './page.ts';
 
@@ -48,8 +48,9 @@ interface ColumnRow {
  * board, so totals, pages and the cursors' change mark come from one snapshot.
  */
 export async function getBoard(ctx: Ctx, input: unknown): Promise<Board> {
+  authorize(ctx, 'board.read');
   const { sql, principal: p } = ctx;
-  const q = parse(boardQuerySchema, input);
+  const q = boardQuerySchema.parse(input);
   const limit = q.limit ?? BOARD_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);
   const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;

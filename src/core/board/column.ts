@@ -1,9 +1,10 @@
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema, type TicketList } from '../tickets/list.ts';
 import { selectSummaries } from '../tickets/summary.ts';
-import { parse, parseUuid } from '../validation.ts';
+import { parseUuid } from '../validation.ts';
 import { BOARD_LIMIT_MAX, boardQuerySchema } from './board.ts';
 import { boardKeyParts, decodeBoardCursor, encodeBoardCursor, type BoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, candidatesSql, changeMarkSql } from './page.ts';
@@ -22,9 +23,10 @@ export const boardColumnQuerySchema = boardQuerySchema.extend({
  * Errors: 400 `bad_uuid` (stateId), 400 `bad_cursor`, 404 `unknown_state` (no such state in the workspace).
  */
 export async function getBoardColumn(ctx: Ctx, rawStateId: unknown, input: unknown): Promise<TicketList> {
+  authorize(ctx, 'board.read');
   const { sql, principal: p } = ctx;
   const stateId = parseUuid(rawStateId, 'stateId');
-  const q = parse(boardColumnQuerySchema, input);
+  const q = boardColumnQuerySchema.parse(input);
   const after = q.cursor !== undefined ? decodeBoardCursor(q.cursor, stateId) : null;
   const limit = q.limit ?? BOARD_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);

@@ -1,5 +1,5 @@
-import { invalid } from '../errors.ts';
-import { decodeCursor, encodeCursor, isMicrosTimestamp } from '../tickets/cursor.ts';
+import { badCursor, decodeCursor, encodeCursor, isMicrosTimestamp } from '../tickets/cursor.ts';
+import { UUID_PATTERN } from '../validation.ts';
 
 /**
  * The cursor of one board column: the column's state, the change-feed mark of the walk's first
@@ -18,10 +18,7 @@ export interface BoardCursor {
 }
 
 const KIND = 'board';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INT32 = /^-?\d{1,10}$/;
-
-const badCursor = () => invalid('bad_cursor', { field: 'cursor' }, 'The cursor is malformed or belongs to another list.');
 
 export function encodeBoardCursor(c: BoardCursor): string {
   return encodeCursor(KIND, [c.stateId, c.mark, String(c.priority), c.at, c.id]);
@@ -39,7 +36,7 @@ export function decodeBoardCursor(raw: string, stateId: string): BoardCursor {
     position > -2147483648 &&
     position <= 2147483647 &&
     isMicrosTimestamp(at) &&
-    UUID.test(id);
+    UUID_PATTERN.test(id);
   if (!ok) throw badCursor();
   return { stateId, mark, priority: position, at, id };
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
@@ -7,6 +9,12 @@ export const MY_LIST_LIMIT = 50;
 
 /** Days ahead (today included) that count as "due soon": the same window as GET /tickets?due=week. */
 export const DUE_SOON_DAYS = 7;
+
+/** REST shows every list whole (up to MY_LIST_LIMIT); an assistant asks for shorter lists. */
+export const myWorkInput = z.object({
+  limit: z.int().min(1).max(MY_LIST_LIMIT).optional().describe(`Tickets per list, 1 to ${MY_LIST_LIMIT} (default ${MY_LIST_LIMIT}).`),
+});
+export type MyWorkInput = z.input<typeof myWorkInput>;
 
 export interface MyWork {
   assigned: TicketSummary[];
@@ -25,10 +33,11 @@ export interface MyWork {
  * - dueSoon: open visible tickets overdue or due within DUE_SOON_DAYS days (the caller's today
  *   included, in their timezone); earliest due date first, then priority, then activity
  */
-export async function getMyWork(ctx: Ctx): Promise<MyWork> {
+export async function getMyWork(ctx: Ctx, input: MyWorkInput = {}): Promise<MyWork> {
+  authorize(ctx, 'mywork.read');
   const { sql, principal: p } = ctx;
   const me = p.identityId;
-  const limit = MY_LIST_LIMIT;
+  const limit = myWorkInput.parse(input).limit ?? MY_LIST_LIMIT;
   const recent: Fragment = sql`t.updated_at desc, t.id desc`;
   const assigned = openStatesPageSql(ctx, {
     where: sql`t.assignee_id = ${me}::uuid and not t.archived`,

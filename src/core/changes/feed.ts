@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { visibleBeforeChange, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
@@ -35,6 +36,7 @@ export const IDLE_POLL_SECONDS = 5;
  * visibility columns as they were just before the change.
  */
 export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
+  authorize(ctx, 'changes.list');
   const q = changesQuery.parse(raw);
   const { sql, principal: p } = ctx;
   // A caught-up poller (the common case) is answered from memory.

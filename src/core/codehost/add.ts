@@ -1,10 +1,10 @@
 import { z, ZodError } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { forbidden, invalid } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 import { codehostColumns, presentCodehost, type CodehostLink, type CodehostRow } from './present.ts';
 
 /** The only code host: GitHub. Owner: letters, digits, hyphens (≤39); name: letters, digits, `.`, `_`, `-` (≤100). */
@@ -62,6 +62,7 @@ export function isRepoUrl(raw: string, repo: string): boolean {
  * stored once: posting it again answers the stored reference and writes no event.
  */
 export async function addCodehostLink(ctx: Ctx, ref: string, input: unknown): Promise<CodehostLink> {
+  authorize(ctx, 'codehost.add');
   const data = parseInput(input);
   const sha = data.sha?.toLowerCase() ?? null;
   const pr = data.pr ?? null;
@@ -72,7 +73,7 @@ export async function addCodehostLink(ctx: Ctx, ref: string, input: unknown): Pr
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    authorize(ctx, 'codehost.add', t);
     await holdTickets(sql, [t.id]);
     const [inserted] = await sql<CodehostRow[]>`
       insert into codehost_links (workspace_id, ticket_id, repo, sha, pr, url, created_by, created_at)

@@ -1,3 +1,4 @@
+import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { humanId } from '../tickets/ref.ts';
@@ -10,6 +11,7 @@ export type WorkspaceCodehostLink = CodehostLink & { ticket: { id: string; human
 
 /** Every code-host reference on tickets the caller may see, newest first, at most 500. One query. */
 export async function listCodehostLinks(ctx: Ctx): Promise<{ links: WorkspaceCodehostLink[] }> {
+  authorize(ctx, 'codehost.list');
   const { sql, principal: p } = ctx;
   const rows = await sql<(CodehostRow & { ticketId: string; projectKey: string | null; number: number; title: string })[]>`
     select ${codehostColumns(sql, 'c')}, t.id as "ticketId", pr.key as "projectKey", t.number, t.title

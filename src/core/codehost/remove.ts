@@ -1,15 +1,16 @@
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 
 /** DELETE /tickets/{ref}/codehost/{linkId}: needs edit rights; the reference must belong to this ticket. */
 export async function removeCodehostLink(ctx: Ctx, ref: string, linkId: string): Promise<{ ok: true }> {
+  authorize(ctx, 'codehost.remove');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    authorize(ctx, 'codehost.remove', t);
     const [gone] = await sql<{ id: string; repo: string; sha: string | null; pr: number | null }[]>`
       delete from codehost_links where id = ${linkId} and ticket_id = ${t.id} returning id, repo, sha, pr`;
     if (!gone) throw notFound('unknown_link', { field: 'linkId' }, 'No such code-host reference on this ticket.');

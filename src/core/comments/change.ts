@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -29,6 +30,7 @@ async function readableComment(ctx: Ctx, ticketId: string, perms: TicketPermissi
  * An edit that changes nothing writes nothing.
  */
 export async function editComment(ctx: Ctx, ref: string, commentId: string, input: unknown): Promise<Comment> {
+  authorize(ctx, 'comments.edit');
   const data = editCommentInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
@@ -59,6 +61,7 @@ export async function editComment(ctx: Ctx, ref: string, commentId: string, inpu
  * comment's attachments go with it.
  */
 export async function deleteComment(ctx: Ctx, ref: string, commentId: string): Promise<{ ok: true }> {
+  authorize(ctx, 'comments.delete');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });

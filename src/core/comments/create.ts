@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -18,9 +19,11 @@ export const commentBody = z
 export const commentAudience = z
   .enum(['internal', 'client'])
   .describe('"internal": workspace users only; "client": also the client people who can see the ticket. Client users may only write "client"');
+/** People one comment may mention. */
+export const MAX_MENTIONS = 20;
 export const commentMentions = z
   .array(z.uuid())
-  .max(20)
+  .max(MAX_MENTIONS)
   .describe(
     'Up to 20 identity ids to mention. In a "client" comment, a mentioned client person of the ticket\'s client becomes a viewer; mentioning a client person in an "internal" comment, or one of another client, is refused (preview with POST /visibility)',
   );
@@ -63,6 +66,7 @@ export async function applyMentions(ctx: Ctx, ticket: { id: string; workspaceId:
  * token, ui for a session); the author is the acting person (a delegated token's creator).
  */
 export async function createComment(ctx: Ctx, ref: string, input: unknown): Promise<Comment> {
+  authorize(ctx, 'comments.create');
   const data = createCommentInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;

@@ -1,13 +1,24 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { invalid } from '../errors.ts';
+import { badCursor } from '../tickets/cursor.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
+import { UUID_PATTERN } from '../validation.ts';
 import { commentSelect, presentComment, type Comment, type CommentRow } from './present.ts';
+
+/** The largest page of comments (also the default). */
+export const COMMENT_PAGE_MAX = 50;
 
 export const listCommentsQuery = z.object({
   cursor: z.string().max(200).optional().describe('nextCursor of the previous page; omit for the first page'),
-  limit: z.coerce.number().int().min(1).max(50).default(50).describe('Page size, 1–50 (default 50)'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(COMMENT_PAGE_MAX)
+    .default(COMMENT_PAGE_MAX)
+    .describe(`Page size, 1–${COMMENT_PAGE_MAX} (default ${COMMENT_PAGE_MAX})`),
 });
 
 export interface CommentPage {
@@ -16,7 +27,6 @@ export interface CommentPage {
 }
 
 const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The cursor is opaque to clients: base64url of the last comment's creation time (microseconds,
@@ -29,13 +39,13 @@ function encodeCursor(r: CommentRow): string {
 function decodeCursor(raw: string): { at: string; id: string } {
   try {
     const v: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && SORT_KEY.test(v[0]) && typeof v[1] === 'string' && UUID.test(v[1])) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && SORT_KEY.test(v[0]) && typeof v[1] === 'string' && UUID_PATTERN.test(v[1])) {
       return { at: v[0], id: v[1] };
     }
   } catch {
     // falls through to the error below
   }
-  throw invalid('bad_cursor', { field: 'cursor' }, 'The cursor is not one this list produced.');
+  throw badCursor();
 }
 
 /**
@@ -43,6 +53,7 @@ function decodeCursor(raw: string): { at: string; id: string } {
  * oldest first, in pages of at most 50 with a keyset cursor on (createdAt, id), like the ticket lists.
  */
 export async function listComments(ctx: Ctx, ref: string, query: unknown): Promise<CommentPage> {
+  authorize(ctx, 'comments.list');
   const { cursor, limit } = listCommentsQuery.parse(query);
   const after = cursor === undefined ? null : decodeCursor(cursor);
   const { sql, principal: p } = ctx;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { assertInAllowList } from '../tickets/fields.ts';
 import type { Ctx } from '../ctx.ts';
 import { pageRowsSql, summaryArraySql, todaySql, visibleSql } from '../board/page.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { summaryJson } from '../tickets/summary.ts';
-import { parse } from '../validation.ts';
 
 /** Days without any timeline event after which an open ticket counts as stale. */
 export const STALE_DAYS = 14;
@@ -60,7 +60,8 @@ interface ListRow {
  * tickets and says how many it left out.
  */
 export async function getContextPack(ctx: Ctx, input: unknown): Promise<ContextPack> {
-  const q = parse(contextPackInput, input ?? {});
+  authorize(ctx, 'context.pack');
+  const q = contextPackInput.parse(input ?? {});
   const { sql, principal: p } = ctx;
   if (q.projectId) assertInAllowList(p, q.projectId.toLowerCase());
   const me = p.identityId;

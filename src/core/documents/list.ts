@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { parse } from '../validation.ts';
 import { documentRule, type DocumentScope } from './access.ts';
 
 export const listDocumentsInput = z.object({
@@ -48,7 +48,8 @@ export interface DocumentList {
  * an unknown id yields an empty list. Nothing to download is an empty list with scope `none`.
  */
 export async function listDocuments(ctx: Ctx, input: unknown): Promise<DocumentList> {
-  const q = parse(listDocumentsInput, input ?? {});
+  authorize(ctx, 'documents.list');
+  const q = listDocumentsInput.parse(input ?? {});
   const rule = await documentRule(ctx);
   if (rule.scope === 'none') return { documents: [], scope: 'none' };
   const { sql, principal: p } = ctx;

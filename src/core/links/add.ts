@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { isVisible, loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 import { lockTicketGraph } from './graph-lock.ts';
 
 export const linkKinds = ['blocks', 'relates', 'duplicates'] as const;
@@ -30,15 +30,16 @@ export const addLinkInput = z.object({
  * cycle. Link writes of a workspace are serialised so that cycle and depth checks hold.
  */
 export async function addLink(ctx: Ctx, ref: string, input: unknown): Promise<{ id: string | null }> {
+  authorize(ctx, 'links.add');
   const { targetId, kind } = addLinkInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'links');
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    authorize(ctx, 'links.add', t);
     const target = targetId.toLowerCase();
     if (target === t.id) throw invalid('self_link', { field: 'targetId' }, 'A ticket cannot be linked to itself.');
-    if (!(await isVisible(sql, ctx, target))) throw notFound(undefined, { field: 'targetId' }, 'No such target ticket.');
+    if (!(await isVisible(ctx, target))) throw notFound(undefined, { field: 'targetId' }, 'No such target ticket.');
     await holdTickets(sql, [t.id, target]);
 
     const symmetric = kind !== 'blocks';

@@ -1,9 +1,9 @@
+import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 
 /**
  * DELETE /tickets/{ref}/links/{linkId}. Needs edit rights on the ticket. The link must touch
@@ -11,10 +11,11 @@ import { ticketPermissions } from '../tickets/permissions.ts';
  * is recorded on both tickets.
  */
 export async function removeLink(ctx: Ctx, ref: string, linkId: string): Promise<{ ok: true }> {
+  authorize(ctx, 'links.remove');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    authorize(ctx, 'links.remove', t);
     const [link] = await sql<{ id: string; kind: string; sourceId: string; targetId: string }[]>`
       select l.id, l.kind, l.source_id as "sourceId", l.target_id as "targetId"
       from ticket_links l

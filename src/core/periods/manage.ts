@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { requireAdmin, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { dateSchema } from '../input.ts';
-import { requireStaff, staffMember } from '../time/common.ts';
+import { staffMember } from '../time/common.ts';
 import { addDays, localDate, monthEnd, monthStart } from '../time/dates.ts';
 import { lockPeriodCreation, periodBounds } from './resolve.ts';
 
@@ -30,16 +30,9 @@ export const periodColumns = (sql: Db) => sql`
   id, period_start::text as "periodStart", period_end::text as "periodEnd",
   to_char(closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt", closed_by as "closedBy"`;
 
-/** Owner or Admin from a browser session: who manages periods. */
-function requirePeriodAdmin(ctx: Ctx): void {
-  requireStaff(ctx.principal);
-  requireSession(ctx.principal);
-  requireAdmin(ctx.principal);
-}
-
 /** GET /periods: every period of the workspace, oldest first. */
 export async function listPeriods(ctx: Ctx): Promise<{ periods: Period[] }> {
-  requirePeriodAdmin(ctx);
+  authorize(ctx, 'periods.list');
   const periods = await ctx.sql<Period[]>`
     select ${periodColumns(ctx.sql)} from periods where workspace_id = ${ctx.principal.workspaceId} order by period_start`;
   return { periods: [...periods] };
@@ -50,7 +43,7 @@ export async function listPeriods(ctx: Ctx): Promise<{ periods: Period[] }> {
  * The very first period starts at `periodStart`, by default the first of the caller's current month.
  */
 export async function openPeriod(ctx: Ctx, input: unknown): Promise<Period> {
-  requirePeriodAdmin(ctx);
+  authorize(ctx, 'periods.open');
   const body = openPeriodInput.parse(input ?? {});
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
@@ -82,7 +75,7 @@ async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ c
 
 /** POST /periods/{id}/close: freezes the work facts of every entry in the period. Closing a closed period changes nothing. */
 export async function closePeriod(ctx: Ctx, id: string): Promise<Period> {
-  requirePeriodAdmin(ctx);
+  authorize(ctx, 'periods.close');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const { closed } = await lockPeriod(sql, p.workspaceId, id);
@@ -95,7 +88,7 @@ export async function closePeriod(ctx: Ctx, id: string): Promise<Period> {
 
 /** POST /periods/{id}/reopen: refused once a billing run allocated any entry of the period. */
 export async function reopenPeriod(ctx: Ctx, id: string): Promise<Period> {
-  requirePeriodAdmin(ctx);
+  authorize(ctx, 'periods.reopen');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockPeriod(sql, p.workspaceId, id);

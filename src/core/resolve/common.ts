@@ -1,4 +1,5 @@
 import { invalid } from '../errors.ts';
+import { UUID_PATTERN } from '../validation.ts';
 
 /**
  * Name resolution for the assistant-tool interface (and any other caller that takes what a
@@ -8,9 +9,7 @@ import { invalid } from '../errors.ts';
  * as REST does; only names are looked up here.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string): boolean => UUID.test(value);
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 
 /** Case- and space-insensitive form of a key or name, for matching what a person typed. */
 export const fold = (value: string): string => value.trim().replace(/\s+/g, ' ').toLowerCase();

@@ -1,6 +1,19 @@
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
+import { invalid, notFound, type AppError } from '../errors.ts';
 import { ambiguousName, fold, isUuid, MAX_CHOICES, unknownName } from './common.ts';
+
+/**
+ * `unknown_person`, with one rule for its status, read from the contract: a person id given as
+ * the value of a ticket field (`assigneeId` on create, update and move; the `assigneeId`,
+ * `reporterId` and `viewerId` filters over the same fields) fails validation like `unknown_kind`:
+ * 400 `invalid` with `field`. A person the operation acts on or for (a viewer to add or mention,
+ * the user whose time or settings are asked for, a token's agent, a category's member) is a
+ * missing resource: 404 `not_found`. A typed name that matches nobody is resolvePersonId's 400.
+ */
+export function unknownPerson(as: 'fieldValue' | 'subject', details: Record<string, unknown>, message = 'No such person in this workspace.'): AppError {
+  return as === 'fieldValue' ? invalid('unknown_person', details, message) : notFound('unknown_person', details, message);
+}
 
 interface Person {
   id: string;

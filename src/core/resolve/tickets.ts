@@ -1,7 +1,8 @@
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
-import { isAppError, notFound } from '../errors.ts';
+import { invalid, isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { parseUuid } from '../validation.ts';
 import { ambiguousName, isUuid } from './common.ts';
 
 /**
@@ -45,4 +46,11 @@ export async function resolveLinkId(ctx: Ctx, ticketRef: string, otherRef: strin
   if (links.length === 0) throw notFound('unknown_link', { field }, 'These tickets are not linked.');
   if (links.length > 1) throw ambiguousName('ambiguous_link', field, otherRef, links);
   return links[0]!.id;
+}
+
+/** The link an unlink names: its id, or the other ticket (with the kind when the two share several links). */
+export async function resolveLinkToRemove(ctx: Ctx, ticketRef: string, by: { linkId?: string; target?: string; kind?: string }): Promise<string> {
+  if (by.linkId) return parseUuid(by.linkId, 'linkId');
+  if (!by.target) throw invalid('link_required', { field: 'linkId' }, 'Give linkId, or the other ticket as target.');
+  return resolveLinkId(ctx, ticketRef, by.target, by.kind, 'target');
 }

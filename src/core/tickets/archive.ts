@@ -1,9 +1,7 @@
-import { requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { forbidden } from '../errors.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
-import { ticketPermissions } from './permissions.ts';
 import { archiveTicketInput, parseTicketInput } from './schemas.ts';
 
 /**
@@ -13,13 +11,12 @@ import { archiveTicketInput, parseTicketInput } from './schemas.ts';
  * writes no event.
  */
 export async function archiveTicket(ctx: Ctx, ref: string, raw: unknown): Promise<{ ok: true }> {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tickets.archive');
   const input = parseTicketInput(archiveTicketInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
-    if (!ticketPermissions(p, t).archive)
-      throw forbidden('archive_forbidden', undefined, 'Only an owner, admin or full project member may archive this ticket.');
+    authorize(ctx, 'tickets.archive', t);
     if (t.archived === input.archived) return { ok: true };
     await sql`update tickets set archived = ${input.archived} where id = ${t.id}`;
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: input.archived ? 'archived' : 'restored', actorId: p.identityId }, ctx.now());

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
 import { requireScope } from '../auth/guards.ts';
 import { isClientRole, type Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
@@ -10,7 +10,7 @@ import { recordEvents, type NewEvent } from './events.ts';
 import { assertFullMember, assertInAllowList, checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWorkflow } from './fields.ts';
 import { isVisible } from './load.ts';
 import { assignNumber } from './numbering.ts';
-import { checkParentChain } from './parent.ts';
+import { checkParentChain, clearParentEstimate } from './parent.ts';
 import { CLIENT_EDITABLE_FIELDS } from './permissions.ts';
 import { createTicketInput, parseTicketInput, type CreateTicketInput } from './schemas.ts';
 import { getTicketSummary, type TicketSummary } from './summary.ts';
@@ -23,13 +23,15 @@ import { getTicketSummary, type TicketSummary } from './summary.ts';
  * Client users may not assign, set billing, or set fields outside CLIENT_EDITABLE_FIELDS.
  */
 export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummary> {
+  authorize(ctx, 'tickets.create');
   const input = parseTicketInput(createTicketInput, raw);
   const p = ctx.principal;
   const project = await authorizeCreate(ctx, input);
   const client = isClientRole(p.role);
   if (client) assertClientFields(input);
 
-  const id = await tx(ctx, async ({ sql }) => {
+  const id = await tx(ctx, async (ctx) => {
+    const { sql } = ctx;
     const now = ctx.now();
     if (input.parentId) await lockTicketGraph(sql, p.workspaceId, 'parents');
     const wf = await resolveWorkflow(sql, p.workspaceId, input);
@@ -40,7 +42,7 @@ export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummar
     if (input.billingClientId) await checkBillingClient(sql, p.workspaceId, input.billingClientId, input.projectId);
     const ticketId = randomUUID();
     if (input.parentId) {
-      if (!(await isVisible(sql, ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
+      if (!(await isVisible(ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
       await holdTickets(sql, [input.parentId]);
       await checkParentChain(sql, ticketId, input.parentId);
     }
@@ -97,26 +99,4 @@ function assertClientFields(input: CreateTicketInput): void {
       throw forbidden('field_forbidden', { field }, `Client users may not set ${field}.`);
     }
   }
-}
-
-/**
- * A parent's estimate is the sum of its children (the rule of PUT /tickets/{ref}/parent): a
- * ticket that gains its first child loses its own estimate, recorded as a field change on it.
- */
-async function clearParentEstimate(sql: Db, p: Principal, parentId: string): Promise<NewEvent[]> {
-  const [cleared] = await sql<{ old: number }[]>`
-    with before as (select id, estimate_minutes from tickets where id = ${parentId} for no key update)
-    update tickets t set estimate_minutes = null from before
-    where t.id = before.id and before.estimate_minutes is not null
-    returning before.estimate_minutes as old`;
-  if (!cleared) return [];
-  return [
-    {
-      workspaceId: p.workspaceId,
-      ticketId: parentId,
-      kind: 'field_changed',
-      actorId: p.identityId,
-      payload: { field: 'estimateMinutes', old: cleared.old, new: null, reason: 'became_parent' },
-    },
-  ];
 }

@@ -1,11 +1,13 @@
 import { invalid } from '../errors.ts';
+import { UUID_PATTERN } from '../validation.ts';
 
 /**
  * Opaque keyset cursors: base64url of a JSON array `[kind, ...sortKey]`. `kind` names the
  * ordering a cursor belongs to, so a cursor from another list (say, a board column) is refused
  * as `bad_cursor` instead of silently paging the wrong order.
  */
-const badCursor = () => invalid('bad_cursor', { field: 'cursor' }, 'The cursor is malformed or belongs to another list.');
+/** 400 `bad_cursor`, for every list's cursor. */
+export const badCursor = () => invalid('bad_cursor', { field: 'cursor' }, 'The cursor is malformed or belongs to another list.');
 
 export function encodeCursor(kind: string, parts: string[]): string {
   return Buffer.from(JSON.stringify([kind, ...parts]), 'utf8').toString('base64url');
@@ -24,7 +26,6 @@ export function decodeCursor(raw: string, kind: string, n: number): string[] {
   return value.slice(1) as string[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MICROS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\d{3}$/;
 
 /** A UTC timestamp with microseconds (`YYYY-MM-DDTHH:MI:SS.ffffff`) that names a real instant. */
@@ -48,6 +49,6 @@ export function encodeUpdatedCursor(key: UpdatedKey): string {
 
 export function decodeUpdatedCursor(raw: string): UpdatedKey {
   const [at, id] = decodeCursor(raw, 'updated', 2) as [string, string];
-  if (!isMicrosTimestamp(at) || !UUID.test(id)) throw badCursor();
+  if (!isMicrosTimestamp(at) || !UUID_PATTERN.test(id)) throw badCursor();
   return { at, id };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import { requireRecentReauth, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { assertTicketTimeUnlocked } from '../time/locked.ts';
 import { recordEvents, type NewEvent } from './events.ts';
@@ -14,11 +14,11 @@ import { loadTicket } from './load.ts';
  * A ticket the caller cannot see is 404 before any role check: the contract's "hidden is always 404".
  */
 export async function deleteTicket(ctx: Ctx, ref: string): Promise<{ ok: true }> {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tickets.delete');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
-    requireRecentReauth(p, ctx.now());
+    authorize(ctx, 'tickets.delete', t);
     await assertNoLockedTime(sql, t.id);
     // `for no key update`, not `for update`: it is all clearing parent_id needs, and it does not
     // conflict with the key-share hold a writer has on a child (concurrency.ts holdTickets).

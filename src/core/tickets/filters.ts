@@ -4,14 +4,18 @@ import { isClientRole } from '../auth/principal.ts';
 import { requireScope } from '../auth/guards.ts';
 import type { Ctx } from '../ctx.ts';
 import { forbidden, invalid } from '../errors.ts';
+import { humanIdTicketSql, parseHumanId } from './ref.ts';
+import { BILLING_POLICY } from './schemas.ts';
 import type { Fragment } from './summary.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 /**
  * The ticket filters of GET /tickets, also accepted by the board: query-string values in, one
  * SQL condition over ticket row `t` out. Visibility is not part of it (selectSummaries adds that).
  */
 
-const UUID_RE = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+/** Ids one list filter may name. */
+export const MAX_FILTER_IDS = 20;
 
 // A query string carries `a,b,c` (or the parameter repeated); a tool call may send an array.
 const idList = (what: string) =>
@@ -24,7 +28,7 @@ const idList = (what: string) =>
       z.array(z.string().max(100)).max(100),
     ])
     .transform((ids) => ids.map((x) => x.trim().toLowerCase()))
-    .pipe(z.array(z.uuid()).min(1).max(20))
+    .pipe(z.array(z.uuid()).min(1).max(MAX_FILTER_IDS))
     .optional()
     .describe(`${what} ids (1 to 20), comma-separated or as an array; a ticket matches when it has any of them.`);
 
@@ -56,7 +60,7 @@ export const ticketFilterSchema = z.object({
   billingPolicy: z
     .string()
     .max(60)
-    .regex(new RegExp(`^(paid|free|bank:${UUID_RE})$`), 'Expected paid, free or bank:<uuid>.')
+    .regex(BILLING_POLICY, 'Expected paid, free or bank:<uuid>.')
     .transform((s) => s.toLowerCase())
     .optional()
     .describe('Effective billing policy (ticket, else project, else client; default paid): "paid", "free" or "bank:<bank uuid>".'),
@@ -143,11 +147,9 @@ async function checkFilterIds(ctx: Ctx, f: TicketFilters): Promise<void> {
   }
   if (row?.person) {
     const field = (['assigneeId', 'reporterId', 'viewerId'] as const).find((k) => f[k] === row.person)!;
-    throw invalid('unknown_person', { field, id: row.person }, `${field}: no such person in this workspace.`);
+    throw unknownPerson('fieldValue', { field, id: row.person }, `${field}: no such person in this workspace.`);
   }
 }
-
-const HUMAN_ID = /^([A-Za-z][A-Za-z0-9]{0,19})-(\d{1,9})$/;
 
 /** `q`: the full-text vectors the caller may search, or a ticket whose (current or old) human id is exactly q. */
 function searchSql(ctx: Ctx, raw: string): Fragment {
@@ -155,16 +157,9 @@ function searchSql(ctx: Ctx, raw: string): Fragment {
   const q = raw.trim();
   const query = sql`websearch_to_tsquery('simple', ${q}::text)`;
   const text: Fragment = isClientRole(p.role) ? sql`t.search_public @@ ${query}` : sql`(t.search_public || t.search_internal) @@ ${query}`;
-  const m = HUMAN_ID.exec(q);
-  if (!m) return text;
-  const prefix = m[1]!.toUpperCase();
-  const number = Number(m[2]);
-  const ref =
-    prefix === 'INBOX'
-      ? sql`select tr.ticket_id from ticket_refs tr where tr.workspace_id = ${p.workspaceId} and tr.project_id is null and tr.number = ${number}`
-      : sql`select tr.ticket_id from project_prefixes pp join ticket_refs tr on tr.workspace_id = pp.workspace_id and tr.project_id = pp.project_id
-            where pp.workspace_id = ${p.workspaceId} and pp.prefix = ${prefix} and tr.number = ${number}`;
-  return sql`(${text} or t.id = any(array(${ref})))`;
+  const human = parseHumanId(q);
+  if (!human) return text;
+  return sql`(${text} or t.id = any(array(${humanIdTicketSql(sql, p.workspaceId, human)})))`;
 }
 
 function personSql(sql: Db, column: 'assignee_id' | 'reporter_id', v: string, me: string): Fragment {

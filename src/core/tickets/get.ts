@@ -1,3 +1,4 @@
+import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
@@ -167,6 +168,7 @@ export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | {
  * not built at all (one statement) and the answer is 304: cheap for pollers.
  */
 export async function readTicketPage(ctx: Ctx, ref: string, ifNoneMatch?: string | null): Promise<TicketPageRead> {
+  authorize(ctx, 'tickets.read');
   const facts = await loadTicket(ctx, ref);
   const current = ticketEtag(facts);
   if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };

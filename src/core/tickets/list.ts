@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { parse } from '../validation.ts';
 import { decodeUpdatedCursor, encodeUpdatedCursor } from './cursor.ts';
 import { ticketFilterSchema, ticketFilterWhere } from './filters.ts';
 import { selectSummaries, type TicketSummary } from './summary.ts';
@@ -37,8 +37,9 @@ export interface TicketList {
  * reaches the updatedAt it already processed.
  */
 export async function listTickets(ctx: Ctx, input: unknown): Promise<TicketList> {
+  authorize(ctx, 'tickets.list');
   const { sql } = ctx;
-  const q = parse(listTicketsSchema, input);
+  const q = listTicketsSchema.parse(input);
   const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
   const limit = q.limit ?? LIST_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);

@@ -1,8 +1,7 @@
-import type { Db } from '../../db/connect.ts';
-import { visibleTicket } from '../access/visible.ts';
+import { clientOnProject, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
-import { parseTicketRef } from './ref.ts';
+import { humanIdTicketSql, parseTicketRef } from './ref.ts';
 
 /** A ticket row plus what permissions need to know about the caller's relation to it. */
 export interface TicketFacts {
@@ -27,20 +26,12 @@ export interface TicketFacts {
   updatedAt: Date;
   /** The caller's membership of the ticket's project. */
   memberAccess: 'full' | 'limited' | null;
-  isManager: boolean;
-  isViewer: boolean;
   /** For client users: whether the ticket's project belongs to (or collaborates with) their client. */
   clientOnProject: boolean;
   hasChildren: boolean;
   stateIds: string[];
   defaultStateId: string;
   customerResolveStateId: string | null;
-}
-
-/** Resolves a `{ref}` to a ticket id, visibility included: unknown and invisible are the same 404. */
-export async function resolveTicketId(ctx: Ctx, ref: string): Promise<string> {
-  const facts = await loadTicket(ctx, ref);
-  return facts.id;
 }
 
 /**
@@ -51,22 +42,15 @@ export async function loadTicket(ctx: Ctx, ref: string, opts: { lock?: boolean }
   const { sql, principal: p } = ctx;
   const r = parseTicketRef(ref);
   if (r.kind === 'none') throw notFound();
-  const where =
-    r.kind === 'id'
-      ? sql`t.id = ${r.id}`
-      : r.prefix === 'INBOX'
-        ? sql`t.id = (select tr.ticket_id from ticket_refs tr where tr.workspace_id = ${p.workspaceId} and tr.project_id is null and tr.number = ${r.number})`
-        : sql`t.id = (select tr.ticket_id from project_prefixes pp join ticket_refs tr on tr.workspace_id = pp.workspace_id and tr.project_id = pp.project_id
-                       where pp.workspace_id = ${p.workspaceId} and pp.prefix = ${r.prefix} and tr.number = ${r.number})`;
+  const where = r.kind === 'id' ? sql`t.id = ${r.id}` : sql`t.id = (${humanIdTicketSql(sql, p.workspaceId, r)})`;
   const [row] = await sql<TicketFacts[]>`
     select t.id, t.workspace_id as "workspaceId", t.project_id as "projectId", pr.key as "projectKey", t.number, t.title,
            t.state_id as "stateId", s.category as "stateCategory", t.kind_id as "kindId", t.priority_id as "priorityId",
            t.assignee_id as "assigneeId", t.reporter_id as "reporterId", t.billing_client_id as "billingClientId",
            pr.billing_client_id as "projectBillingClientId", t.parent_id as "parentId", t.estimate_minutes as "estimateMinutes",
            t.archived, t.redacted_at is not null as redacted, t.updated_at as "updatedAt",
-           pm.access as "memberAccess", coalesce(pm.is_manager, false) as "isManager",
-           exists (select 1 from ticket_viewers v where v.ticket_id = t.id and v.identity_id = ${p.identityId}) as "isViewer",
-           ${p.clientId ? sql`coalesce(pr.billing_client_id = ${p.clientId}, false) or exists (select 1 from project_collaborators pc where pc.project_id = t.project_id and pc.client_id = ${p.clientId})` : sql`false`} as "clientOnProject",
+           pm.access as "memberAccess",
+           ${p.clientId ? sql`coalesce(${clientOnProject(sql, 'pr', p.clientId)}, false)` : sql`false`} as "clientOnProject",
            exists (select 1 from tickets c where c.parent_id = t.id) as "hasChildren",
            array(select ws.id from workflow_states ws where ws.workspace_id = t.workspace_id order by ws.position) as "stateIds",
            (select ws.id from workflow_states ws where ws.workspace_id = t.workspace_id and ws.is_default) as "defaultStateId",
@@ -82,7 +66,8 @@ export async function loadTicket(ctx: Ctx, ref: string, opts: { lock?: boolean }
 }
 
 /** Whether a ticket id is visible to the caller (for link targets, parents, etc.). */
-export async function isVisible(sql: Db, ctx: Ctx, ticketId: string): Promise<boolean> {
+export async function isVisible(ctx: Ctx, ticketId: string): Promise<boolean> {
+  const { sql } = ctx;
   const [row] = await sql`select 1 from tickets t where t.id = ${ticketId} and ${visibleTicket(sql, ctx.principal)}`;
   return Boolean(row);
 }

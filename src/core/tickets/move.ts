@@ -1,3 +1,5 @@
+import { authorize } from '../access/authorize.ts';
+import { requireScope } from '../auth/guards.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import { canSeeInbox } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
@@ -17,7 +19,6 @@ import {
 import { getTicketPage, type TicketPage } from './get.ts';
 import { isVisible, loadTicket, type TicketFacts } from './load.ts';
 import { assignNumber } from './numbering.ts';
-import { ticketPermissions } from './permissions.ts';
 import { humanId } from './ref.ts';
 import { moveTicketInput, parseTicketInput, type MoveTicketInput } from './schemas.ts';
 
@@ -32,11 +33,12 @@ import { moveTicketInput, parseTicketInput, type MoveTicketInput } from './schem
  * - A billing client not valid in the target is reset only by Owner/Admin with `confirmReset: true`.
  */
 export async function moveTicket(ctx: Ctx, ref: string, raw: unknown): Promise<TicketPage> {
+  authorize(ctx, 'tickets.move');
   const input = parseTicketInput(moveTicketInput, raw);
   const id = await tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadForMove(ctx, ref);
-    if (!ticketPermissions(p, t).move) {
+    if (!authorize(ctx, 'tickets.move', t).move) {
       throw isClientRole(p.role) ? forbidden('move_forbidden', undefined, 'You may not move this ticket.') : projectMembership(t.projectId);
     }
     if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
@@ -75,7 +77,7 @@ export async function moveTicket(ctx: Ctx, ref: string, raw: unknown): Promise<T
     await recordEvents(sql, events, now);
     return t.id;
   });
-  if (!(await isVisible(ctx.sql, ctx, id))) {
+  if (!(await isVisible(ctx, id))) {
     throw conflict('moved_out_of_sight', undefined, 'The ticket was moved, but you can no longer see it.');
   }
   return getTicketPage(ctx, id);
@@ -98,7 +100,7 @@ async function loadForMove(ctx: Ctx, ref: string): Promise<TicketFacts> {
     const withTriage: Principal = { ...p, scopes: new Set([...p.scopes, 'triage']) };
     if (!canSeeInbox(withTriage)) throw err;
     const t = await loadTicket({ ...ctx, principal: withTriage }, ref).catch(() => null);
-    if (t && t.projectId === null) throw forbidden('missing_scope', { scope: 'triage' }, 'Routing a ticket out of the Inbox needs the triage scope.');
+    if (t && t.projectId === null) requireScope(p, 'triage', 'Routing a ticket out of the Inbox needs the triage scope.');
     throw err;
   }
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
+import type { Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { isVisible, loadTicket } from './load.ts';
-import { ticketPermissions } from './permissions.ts';
 
 /** A parent chain (root to deepest leaf) has at most this many edges. */
 export const MAX_PARENT_CHAIN = 10;
@@ -22,15 +23,16 @@ export const setParentInput = z.object({
  * ticket that gains its first child loses its own estimate (recorded as a field change on it).
  */
 export async function setParent(ctx: Ctx, ref: string, input: unknown): Promise<{ ok: true }> {
+  authorize(ctx, 'tickets.parent');
   const { parentId } = setParentInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'parents');
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
+    authorize(ctx, 'tickets.parent', t);
     const next = parentId === null ? null : parentId.toLowerCase();
     if (next === t.id) throw invalid('self_parent', { field: 'parentId' }, 'A ticket cannot be its own parent.');
-    if (next !== null && !(await isVisible(sql, ctx, next))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
+    if (next !== null && !(await isVisible(ctx, next))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
     // Both ends are held against a concurrent delete before the child's row is locked (see holdTickets);
     // the current parent is read under that lock, since deleting the old parent clears it.
     await holdTickets(sql, next === null ? [t.id] : [t.id, next]);
@@ -41,25 +43,33 @@ export async function setParent(ctx: Ctx, ref: string, input: unknown): Promise<
 
     await sql`update tickets set parent_id = ${next} where id = ${t.id}`;
     const events: NewEvent[] = [{ workspaceId: p.workspaceId, ticketId: t.id, kind: 'parent_changed', actorId: p.identityId, payload: { old, new: next } }];
-    if (next !== null) {
-      const [cleared] = await sql<{ old: number }[]>`
-        with before as (select id, estimate_minutes from tickets where id = ${next} for no key update)
-        update tickets t set estimate_minutes = null from before
-        where t.id = before.id and before.estimate_minutes is not null
-        returning before.estimate_minutes as old`;
-      if (cleared) {
-        events.push({
-          workspaceId: p.workspaceId,
-          ticketId: next,
-          kind: 'field_changed',
-          actorId: p.identityId,
-          payload: { field: 'estimateMinutes', old: cleared.old, new: null, reason: 'became_parent' },
-        });
-      }
-    }
+    if (next !== null) events.push(...(await clearParentEstimate(sql, p, next)));
     await recordEvents(sql, events, ctx.now());
     return { ok: true };
   });
+}
+
+/**
+ * A parent's estimate is the sum of its children: a ticket that gains a child (PUT
+ * /tickets/{ref}/parent, POST /tickets with parentId) loses its own estimate, recorded as a
+ * field change on it.
+ */
+export async function clearParentEstimate(sql: Db, p: Principal, parentId: string): Promise<NewEvent[]> {
+  const [cleared] = await sql<{ old: number }[]>`
+    with before as (select id, estimate_minutes from tickets where id = ${parentId} for no key update)
+    update tickets t set estimate_minutes = null from before
+    where t.id = before.id and before.estimate_minutes is not null
+    returning before.estimate_minutes as old`;
+  if (!cleared) return [];
+  return [
+    {
+      workspaceId: p.workspaceId,
+      ticketId: parentId,
+      kind: 'field_changed',
+      actorId: p.identityId,
+      payload: { field: 'estimateMinutes', old: cleared.old, new: null, reason: 'became_parent' },
+    },
+  ];
 }
 
 /**

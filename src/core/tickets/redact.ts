@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import { requireRecentReauth, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
@@ -13,16 +13,16 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
  * minutes; `ticketId` is the ticket UUID (the route refuses anything else). A ticket the caller
  * cannot see is 404 before any role check. Everything descriptive the ticket holds becomes the
  * marker `[redacted]` or goes: see `redactContent`. A `redacted` event keeps the reason.
- * `runs` counts the billing runs whose documents were superseded by re-rendering; there are no
- * billing documents yet, so it is 0 (the billing area adds the re-rendering here).
+ * `runs` counts the billing runs whose documents were superseded by re-rendering; the document
+ * tables exist but no operation issues a document yet, so it is 0 (billing adds the re-rendering here).
  */
 export async function redactTicket(ctx: Ctx, ticketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
-  requireSession(ctx.principal);
+  authorize(ctx, 'tickets.redact');
   const input = parseTicketInput(redactTicketInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ticketId, { lock: true });
-    requireRecentReauth(p, ctx.now());
+    authorize(ctx, 'tickets.redact', t);
     const now = ctx.now();
     await redactContent(sql, t.id, now);
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: 'redacted', actorId: p.identityId, payload: { reason: input.reason } }, now);

@@ -1,8 +1,10 @@
+import type { Db } from '../../db/connect.ts';
 import { invalid } from '../errors.ts';
+import { UUID_PATTERN } from '../validation.ts';
+import type { Fragment } from './summary.ts';
 
 export type TicketRef = { kind: 'id'; id: string } | { kind: 'human'; prefix: string; number: number } | { kind: 'none' };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HUMAN = /^([A-Za-z][A-Za-z0-9]{0,19})-(\d{1,9})$/;
 
 /**
@@ -12,10 +14,26 @@ const HUMAN = /^([A-Za-z][A-Za-z0-9]{0,19})-(\d{1,9})$/;
  */
 export function parseTicketRef(raw: string): TicketRef {
   if (raw.length > 60) throw invalid('ref_too_long', { field: 'ref' }, 'A ticket reference is at most 60 characters.');
-  if (UUID.test(raw)) return { kind: 'id', id: raw.toLowerCase() };
+  if (UUID_PATTERN.test(raw)) return { kind: 'id', id: raw.toLowerCase() };
+  const human = parseHumanId(raw);
+  return human ? { kind: 'human', ...human } : { kind: 'none' };
+}
+
+/** A human id `PREFIX-N` (prefix upper-cased), or null when `raw` is not one. */
+export function parseHumanId(raw: string): { prefix: string; number: number } | null {
   const m = HUMAN.exec(raw);
-  if (m) return { kind: 'human', prefix: m[1]!.toUpperCase(), number: Number(m[2]) };
-  return { kind: 'none' };
+  return m ? { prefix: m[1]!.toUpperCase(), number: Number(m[2]) } : null;
+}
+
+/**
+ * The id of the ticket a human id names in the workspace, as a subquery: every number and prefix
+ * a ticket ever had keeps resolving (ticket_refs, project_prefixes); `INBOX` is the Inbox.
+ */
+export function humanIdTicketSql(sql: Db, workspaceId: string, human: { prefix: string; number: number }): Fragment {
+  return human.prefix === 'INBOX'
+    ? sql`select tr.ticket_id from ticket_refs tr where tr.workspace_id = ${workspaceId} and tr.project_id is null and tr.number = ${human.number}`
+    : sql`select tr.ticket_id from project_prefixes pp join ticket_refs tr on tr.workspace_id = pp.workspace_id and tr.project_id = pp.project_id
+          where pp.workspace_id = ${workspaceId} and pp.prefix = ${human.prefix} and tr.number = ${human.number}`;
 }
 
 export function humanId(projectKey: string | null, number: number): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invalid } from '../errors.ts';
 import { dateSchema, MAX_DATE, MIN_DATE } from '../input.ts';
+import { UUID_SOURCE } from '../validation.ts';
 
 /**
  * Input schemas of the ticket write operations, shared by REST and the MCP tools.
@@ -22,7 +23,12 @@ export const assigneeIdField = id('Identity id of the assignee: a workspace user
 export const billingClientIdField = id(
   'Client billed for the work: the project billing client or a collaborating client; null means internal work.',
 ).nullable();
-export const labelIdsField = z.array(z.uuid().toLowerCase()).max(20).describe('Label ids from GET /workflow (labels), at most 20; replaces the whole set.');
+/** Labels one ticket may carry. */
+export const MAX_LABELS = 20;
+export const labelIdsField = z
+  .array(z.uuid().toLowerCase())
+  .max(MAX_LABELS)
+  .describe(`Label ids from GET /workflow (labels), at most ${MAX_LABELS}; replaces the whole set.`);
 const dateField = (what: string) => dateSchema.nullable().describe(`${what} as YYYY-MM-DD (${MIN_DATE} to ${MAX_DATE}), or null.`);
 export const startDateField = dateField('Start date');
 export const dueDateField = dateField('Due date');
@@ -35,7 +41,7 @@ export const estimateMinutesField = z
   .describe('Estimate in whole minutes (>= 0), or null. Only leaf tickets carry an estimate; a parent sums its children.');
 
 /** `paid`, `free`, or `bank:<uuid>` (a prepaid time bank of the client). */
-export const BILLING_POLICY = /^(paid|free|bank:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+export const BILLING_POLICY = new RegExp(`^(paid|free|bank:${UUID_SOURCE})$`);
 export const billingPolicyField = z
   .string()
   .max(60)

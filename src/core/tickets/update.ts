@@ -1,3 +1,4 @@
+import { authorize } from '../access/authorize.ts';
 import { isClientRole, type Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid } from '../errors.ts';
@@ -6,7 +7,7 @@ import { recordEvents, type NewEvent } from './events.ts';
 import { checkAssignee, checkBillingClient, checkLabels, resolveWorkflow } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
 import { loadTicket, type TicketFacts } from './load.ts';
-import { CLIENT_EDITABLE_FIELDS, ticketPermissions, type TicketPermissions } from './permissions.ts';
+import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from './permissions.ts';
 import { parseTicketInput, updateTicketInput, type UpdateTicketInput } from './schemas.ts';
 
 type Field = keyof UpdateTicketInput;
@@ -41,12 +42,13 @@ export interface UpdateOptions {
  * open -> closed sets closedAt; closed -> open keeps it (it is the last close).
  */
 export async function updateTicket(ctx: Ctx, ref: string, raw: unknown, opts: UpdateOptions = {}): Promise<TicketPage> {
+  authorize(ctx, 'tickets.update');
   const input = parseTicketInput(updateTicketInput, raw);
   const id = await tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
     assertIfMatch(t, opts.ifMatch);
-    const perms = ticketPermissions(p, t);
+    const perms = authorize(ctx, 'tickets.update', t);
     assertMayPatch(p, perms, t, input);
     const current = await loadCurrent(ctx, t);
     const newCategory = await validate(ctx, t, input, perms);
@@ -87,12 +89,11 @@ export async function updateTicket(ctx: Ctx, ref: string, raw: unknown, opts: Up
 }
 
 /**
- * Permission of every sent field, before any value is looked at: no edit at all is 403; an
- * archived ticket is 409 `restore_first`; assignee, billing and kind each have their own reason;
+ * Permission of every sent field, before any value is looked at (no edit at all is the action's
+ * 403 `edit_forbidden`, see authorize): an archived ticket is 409 `restore_first`; assignee, billing and kind each have their own reason;
  * any other field outside CLIENT_EDITABLE_FIELDS, sent by a client user, is `field_forbidden`.
  */
 export function assertMayPatch(p: Principal, perms: TicketPermissions, t: Pick<TicketFacts, 'archived'>, input: UpdateTicketInput): void {
-  if (!perms.edit) throw forbidden('edit_forbidden', undefined, 'You may not edit this ticket.');
   if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
   const sent = (Object.keys(input) as Field[]).filter((f) => input[f] !== undefined);
   // The specific reasons first (assignee, billing, kind), then field_forbidden for any other field a client may not change.

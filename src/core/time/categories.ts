@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { requireAdmin, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
-import { requireStaff } from './common.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 /** A consultant category: the role a person bills as (e.g. "Senior developer"). */
 export interface Category {
@@ -20,7 +20,7 @@ export const projectCategoryInput = z.object({
 
 /** GET /categories: the workspace's consultant categories, by name. */
 export async function listCategories(ctx: Ctx): Promise<{ categories: Category[] }> {
-  requireStaff(ctx.principal);
+  authorize(ctx, 'categories.list');
   const rows = await ctx.sql<Category[]>`
     select id, name from consultant_categories where workspace_id = ${ctx.principal.workspaceId} order by lower(name), id`;
   return { categories: [...rows] };
@@ -29,9 +29,7 @@ export async function listCategories(ctx: Ctx): Promise<{ categories: Category[]
 /** POST /categories (Owner or Admin, browser session). A name already taken is 409 `category_exists`. */
 export async function createCategory(ctx: Ctx, input: unknown): Promise<Category> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
-  requireAdmin(p);
+  authorize(ctx, 'categories.create');
   const body = createCategoryInput.parse(input);
   const [row] = await ctx.sql<Category[]>`
     insert into consultant_categories (workspace_id, name) values (${p.workspaceId}, ${body.name})
@@ -57,15 +55,13 @@ export async function setProjectCategory(
   input: unknown,
 ): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
-  requireAdmin(p);
+  authorize(ctx, 'categories.assign');
   const body = projectCategoryInput.parse(input);
   if (body.categoryId) await assertCategory(ctx, body.categoryId);
   const [row] = await ctx.sql<{ categoryId: string | null }[]>`
     update project_memberships set category_id = ${body.categoryId}
     where project_id = ${projectId} and identity_id = ${identityId} and workspace_id = ${p.workspaceId}
     returning category_id as "categoryId"`;
-  if (!row) throw notFound('unknown_person', { identityId }, 'This person is not a member of the project.');
+  if (!row) throw unknownPerson('subject', { identityId }, 'This person is not a member of the project.');
   return { projectId, identityId, categoryId: row.categoryId };
 }

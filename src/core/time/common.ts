@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { isClientRole, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
-import { forbidden, invalid, notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { daysBetween } from './dates.ts';
 
 type Fragment = ReturnType<Db>;
@@ -19,11 +19,6 @@ export const clockSchema = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'Use HH:MM or HH:MM:SS (24-hour clock).')
   .describe('Wall-clock start time in the author’s timezone, HH:MM or HH:MM:SS; null when unknown');
 export const noteSchema = z.string().max(10_000).describe('Internal note for staff, never shown to clients; at most 10,000 characters');
-
-/** Every time operation needs a workspace user: client users never log or read time. */
-export function requireStaff(p: Principal): void {
-  if (isClientRole(p.role)) throw forbidden('workspace_users_only', undefined, 'Time tracking is for workspace users only.');
-}
 
 /** Refuses dates so far ahead that they cannot be work (and would open periods for years). */
 export function assertWithinHorizon(date: string, today: string, field: string): void {

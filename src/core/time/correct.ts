@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { requireAdmin, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, invalid } from '../errors.ts';
 import { periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
-import { chainNet, clockSchema, lockEntry, MAX_ENTRY_MINUTES, netNegative, noteSchema, requireStaff, staffMember } from './common.ts';
+import { chainNet, clockSchema, lockEntry, MAX_ENTRY_MINUTES, netNegative, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 
 export const correctTimeInput = z.object({
@@ -28,9 +28,7 @@ export type CorrectTimeInput = z.input<typeof correctTimeInput>;
  */
 export async function correctTime(ctx: Ctx, id: string, input: unknown): Promise<{ id: string }> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
-  requireAdmin(p);
+  authorize(ctx, 'time.correct');
   const body = correctTimeInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;

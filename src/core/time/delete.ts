@@ -1,9 +1,9 @@
-import { requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
-import { chainNet, lockEntry, netNegative, requireStaff } from './common.ts';
+import { chainNet, lockEntry, netNegative } from './common.ts';
 
 /**
  * DELETE /time/{id} (browser session): removes an entry of an open period. Own entries;
@@ -13,8 +13,7 @@ import { chainNet, lockEntry, netNegative, requireStaff } from './common.ts';
  */
 export async function deleteTime(ctx: Ctx, id: string): Promise<{ ok: true }> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
+  authorize(ctx, 'time.delete');
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const e = await lockEntry(ctx, id);

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
+import { clientOnProject } from '../access/visible.ts';
+import { requireAdmin, requireSession } from '../auth/guards.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
@@ -14,7 +17,6 @@ import {
   MAX_ENTRY_MINUTES,
   netNegative,
   noteSchema,
-  requireStaff,
   staffMember,
   type LockedEntry,
 } from './common.ts';
@@ -68,8 +70,8 @@ function changedFields(e: LockedEntry, b: Body): Field[] {
  * running net never goes below zero.
  */
 export async function editTime(ctx: Ctx, id: string, input: unknown): Promise<{ id: string }> {
+  authorize(ctx, 'time.edit');
   const p = ctx.principal;
-  requireStaff(p);
   const body = editTimeInput.parse(input ?? {});
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
@@ -88,11 +90,13 @@ export async function editTime(ctx: Ctx, id: string, input: unknown): Promise<{ 
       throw invalid('negative_minutes', { field: 'minutes' }, 'Only a correction may carry negative minutes.');
     }
     const attribution = changed.some((f) => ATTRIBUTION.includes(f));
-    if (attribution && p.via !== 'session') throw forbidden('session_required', undefined, 'Attribution changes need a browser session.');
-    if (attribution && !admin) throw forbidden('admin_only', undefined, 'Only an owner or admin may change attribution.');
+    if (attribution) {
+      requireSession(p, 'Attribution changes need a browser session.');
+      requireAdmin(p, 'Only an owner or admin may change attribution.');
+    }
     if (e.billed) throw conflict('entry_billed', undefined, 'A billed entry cannot change.');
     if (e.periodClosed) {
-      if (p.via !== 'session') throw forbidden('session_required', undefined, 'Entries in a closed period change only from a browser session.');
+      requireSession(p, 'Entries in a closed period change only from a browser session.');
       if (!admin || changed.some((f) => WORK_FACTS.includes(f))) {
         throw conflict('closed_period_edit', undefined, 'The period is closed: only billable, billing client and category may change, by an owner or admin.');
       }
@@ -132,8 +136,7 @@ async function checkAttribution(sql: Db, e: LockedEntry, body: Body, changed: Fi
   }
   if (changed.includes('billingClientId') && body.billingClientId) {
     const [ok] = await sql`
-      select 1 from projects pr where pr.id = ${e.projectId} and (pr.billing_client_id = ${body.billingClientId}
-        or exists (select 1 from project_collaborators pc where pc.project_id = pr.id and pc.client_id = ${body.billingClientId}))`;
+      select 1 from projects pr where pr.id = ${e.projectId} and ${clientOnProject(sql, 'pr', body.billingClientId)}`;
     if (!ok) throw invalid('billing_client_scope', { field: 'billingClientId' }, "The billing client must be the project's client or a collaborating client.");
   }
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
-import { isAdminRole } from '../auth/principal.ts';
+import { requireAdmin } from '../auth/guards.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Ctx } from '../ctx.ts';
-import { forbidden, invalid, notFound } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { periodColumns, type Period } from '../periods/manage.ts';
-import { dateSchema, entryScope, requireStaff, staffMember } from './common.ts';
+import { dateSchema, entryScope, staffMember } from './common.ts';
 import { daysBetween } from './dates.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 /** Runs the reads on one read-only snapshot (pipelined on one connection), so names and periods match the entries. */
 function oneSnapshot<T>(ctx: Ctx, fn: (sql: Db) => Promise<T>): Promise<T> {
@@ -97,17 +99,17 @@ export interface Week {
  * named: `ticketRef` and `title` are null and `ticketHidden` is true (visibility in SQL).
  */
 export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
+  authorize(ctx, 'time.list');
   const { sql, principal: p } = ctx;
-  requireStaff(p);
   const q = listTimeInput.parse(input);
   const span = daysBetween(q.from, q.to);
   if (span < 0 || span + 1 > MAX_RANGE_DAYS) {
     throw invalid('range_limit', { maxDays: MAX_RANGE_DAYS }, `from..to must be in order and span at most ${MAX_RANGE_DAYS} days.`);
   }
   const userId = q.userId?.toLowerCase() ?? p.identityId;
-  if (userId !== p.identityId && !isAdminRole(p.role)) throw forbidden('admin_only', undefined, "Only an owner or admin may read someone else's time.");
+  if (userId !== p.identityId) requireAdmin(p, "Only an owner or admin may read someone else's time.");
   const member = await staffMember(sql, p.workspaceId, userId);
-  if (!member) throw notFound('unknown_person', { field: 'userId' }, 'No such workspace user.');
+  if (!member) throw unknownPerson('subject', { field: 'userId' }, 'No such workspace user.');
   const [rows, [names], periods] = await oneSnapshot(ctx, (sql) => {
     const where = sql`${entryScope(sql, p)} and e.user_id = ${userId} and e.spent_on between ${q.from}::date and ${q.to}::date
       ${q.ticketId ? sql`and e.ticket_id = ${q.ticketId}` : sql``}`;
@@ -164,4 +166,9 @@ export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
     };
   });
   return { entries, periods: [...periods], expectedWeekMinutes: member.weeklyTargetMinutes, timezone: member.timezone, userId };
+}
+
+/** The net minutes of a list of entries: corrections carry negative minutes and count against what they correct. */
+export function totalMinutes(entries: readonly Pick<TimeEntry, 'minutes'>[]): number {
+  return entries.reduce((sum, e) => sum + e.minutes, 0);
 }

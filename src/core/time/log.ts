@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { conflict, forbidden, invalid } from '../errors.ts';
+import { conflict, invalid } from '../errors.ts';
 import { findPeriod, periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
-import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, requireStaff, staffMember } from './common.ts';
+import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 
 export const logTimeInput = z.object({
@@ -27,8 +27,8 @@ export type LogTimeInput = z.input<typeof logTimeInput>;
  * timezone, in which `startedAt` is a wall-clock time.
  */
 export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }> {
+  authorize(ctx, 'time.log');
   const p = ctx.principal;
-  requireStaff(p);
   const body = logTimeInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
@@ -39,7 +39,7 @@ export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }>
       findPeriod(sql, p.workspaceId, body.spentOn),
     ]);
     if (!ticket.projectId) throw invalid('ticket_unrouted', { field: 'ticketId' }, 'Route the ticket out of the Inbox before logging time on it.');
-    if (!ticketPermissions(p, ticket).logTime) throw forbidden('log_time_forbidden', undefined, 'You may not log time on this ticket.');
+    authorize(ctx, 'time.log', ticket);
     const me = member!;
     const now = ctx.now();
     const today = localDate(now, me.timezone);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { requireSession } from '../auth/guards.ts';
-import { isAdminRole } from '../auth/principal.ts';
+import { authorize } from '../access/authorize.ts';
+import { requireAdmin } from '../auth/guards.ts';
 import type { Ctx } from '../ctx.ts';
-import { forbidden, invalid, notFound } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { assertCategory } from './categories.ts';
-import { requireStaff } from './common.ts';
 import { canonicalTimezone } from './dates.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 export const memberSettingsInput = z.object({
   timezone: z.string().min(1).max(64).optional().describe('IANA timezone, e.g. Europe/Berlin: the wall clock of entries and the meaning of "today"'),
@@ -26,12 +26,10 @@ export interface MemberSettings {
  */
 export async function updateMemberSettings(ctx: Ctx, identityId: string, input: unknown): Promise<MemberSettings> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
+  authorize(ctx, 'members.update');
   const body = memberSettingsInput.parse(input ?? {});
-  const admin = isAdminRole(p.role);
-  if (identityId !== p.identityId && !admin) throw forbidden('admin_only', undefined, "Only an owner or admin may change someone else's settings.");
-  if (body.categoryId !== undefined && !admin) throw forbidden('admin_only', { field: 'categoryId' }, 'Only an owner or admin may set the category.');
+  if (identityId !== p.identityId) requireAdmin(p, "Only an owner or admin may change someone else's settings.");
+  if (body.categoryId !== undefined) requireAdmin(p, 'Only an owner or admin may set the category.', { field: 'categoryId' });
   let timezone: string | undefined;
   if (body.timezone !== undefined) {
     timezone = canonicalTimezone(body.timezone) ?? undefined;
@@ -46,6 +44,6 @@ export async function updateMemberSettings(ctx: Ctx, identityId: string, input: 
         category_id = ${body.categoryId === undefined ? sql`category_id` : sql`${body.categoryId}::uuid`}
       where workspace_id = ${p.workspaceId} and identity_id = ${identityId} and role not in ('client', 'client_elevated')
       returning identity_id as "identityId", timezone, weekly_target_minutes as "weeklyTargetMinutes", category_id as "categoryId"`;
-  if (!row) throw notFound('unknown_person', { identityId }, 'No such workspace user.');
+  if (!row) throw unknownPerson('subject', { identityId }, 'No such workspace user.');
   return row;
 }

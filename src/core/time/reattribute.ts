@@ -1,8 +1,7 @@
-import { requireAdmin, requireSession } from '../auth/guards.ts';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { requireStaff } from './common.ts';
 
 /**
  * POST /time/tickets/{id}/reattribute (browser session; Owner or Admin): points every unbilled
@@ -12,13 +11,12 @@ import { requireStaff } from './common.ts';
  */
 export async function reattributeTicketTime(ctx: Ctx, ticketId: string): Promise<{ updated: number }> {
   const p = ctx.principal;
-  requireStaff(p);
-  requireSession(p);
+  authorize(ctx, 'time.reattribute');
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     // A hidden ticket is 404 before any role check (the contract's first rule).
     const ticket = await loadTicket(ctx, ticketId, { lock: true });
-    requireAdmin(p);
+    authorize(ctx, 'time.reattribute', ticket);
     const now = ctx.now();
     const rows = await sql`
       update time_entries e set billing_client_id = ${ticket.billingClientId}, updated_at = ${now}

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 import { peopleOnTicket, uniqueIds } from './audience.ts';
 import { grantViewers } from './grant.ts';
 
@@ -17,11 +17,12 @@ export const addViewersInput = z.object({
  * added. Answers the ids actually granted; people who already were viewers are left out.
  */
 export async function addViewers(ctx: Ctx, ref: string, input: unknown): Promise<{ added: string[] }> {
+  authorize(ctx, 'viewers.add');
   const { identityIds } = addViewersInput.parse(input);
   return tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
+    const { sql } = ctx;
     const t = await loadTicket(ctx, ref);
-    if (!ticketPermissions(p, t).addViewers) throw forbidden('add_viewers_forbidden', undefined, 'You may not add viewers to this ticket.');
+    authorize(ctx, 'viewers.add', t);
     const ids = uniqueIds(identityIds);
     const people = await peopleOnTicket(sql, t, ids);
     const refused = people.find((person) => !person.shareable);

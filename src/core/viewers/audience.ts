@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
-import { notFound } from '../errors.ts';
 import type { Audience } from '../tickets/permissions.ts';
+import { unknownPerson } from '../resolve/people.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -69,7 +69,7 @@ export async function peopleOnTicket(sql: Db, ticket: { id: string; workspaceId:
   const byId = new Map(rows.map((r) => [r.identityId, r]));
   return ids.map((id) => {
     const person = byId.get(id);
-    if (!person) throw notFound('unknown_person', { identityId: id }, 'No such person in this workspace.');
+    if (!person) throw unknownPerson('subject', { identityId: id });
     return person;
   });
 }

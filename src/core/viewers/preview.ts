@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
 import { classifyMentions, personSeesTicket, type ClientPerson, type MentionOutcome } from './audience.ts';
 
 export const audiences = ['internal', 'client'] as const;
@@ -26,10 +26,11 @@ export interface VisibilityPreview extends MentionOutcome {
  * cannot disagree. An audience the caller may not write is 403 `audience_forbidden`.
  */
 export async function previewVisibility(ctx: Ctx, ref: string, input: unknown): Promise<VisibilityPreview> {
+  authorize(ctx, 'viewers.preview');
   const { audience, mentions } = visibilityPreviewInput.parse(input);
-  const { sql, principal: p } = ctx;
+  const { sql } = ctx;
   const t = await loadTicket(ctx, ref);
-  if (!ticketPermissions(p, t).comment.includes(audience)) {
+  if (!authorize(ctx, 'viewers.preview', t).comment.includes(audience)) {
     throw forbidden('audience_forbidden', { field: 'audience', audience }, `You may not write ${audience} comments on this ticket.`);
   }
   const outcome = await classifyMentions(sql, t, audience, mentions);

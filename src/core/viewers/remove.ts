@@ -1,8 +1,9 @@
+import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { canRemoveViewer, ticketPermissions } from '../tickets/permissions.ts';
+import { canRemoveViewer } from '../tickets/permissions.ts';
 
 /**
  * DELETE /tickets/{ref}/viewers/{identityId}. The reporter is never removable (403, even when
@@ -10,6 +11,7 @@ import { canRemoveViewer, ticketPermissions } from '../tickets/permissions.ts';
  * anyone may remove themselves, others need `permissions.addViewers`.
  */
 export async function removeViewer(ctx: Ctx, ref: string, identityId: string): Promise<{ ok: true }> {
+  authorize(ctx, 'viewers.remove');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
@@ -17,7 +19,7 @@ export async function removeViewer(ctx: Ctx, ref: string, identityId: string): P
     if (isReporter) throw forbidden('reporter_not_removable', { identityId }, 'The reporter of a ticket cannot be removed from it.');
     const [viewer] = await sql`select 1 from ticket_viewers where ticket_id = ${t.id} and identity_id = ${identityId} for update`;
     if (!viewer) throw notFound('unknown_viewer', { identityId }, 'This person is not a viewer of the ticket.');
-    if (!canRemoveViewer(p, ticketPermissions(p, t), { identityId, isReporter })) {
+    if (!canRemoveViewer(p, authorize(ctx, 'viewers.remove', t), { identityId, isReporter })) {
       throw forbidden('remove_viewer_forbidden', { identityId }, 'You may not remove this viewer.');
     }
     await sql`delete from ticket_viewers where ticket_id = ${t.id} and identity_id = ${identityId}`;

@@ -1,3 +1,4 @@
+import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 
 export interface Workflow {
@@ -12,6 +13,7 @@ export interface Workflow {
  * the process cache when there is one (invalidated by NOTIFY from triggers on the workflow tables).
  */
 export async function getWorkflow(ctx: Ctx): Promise<Workflow> {
+  authorize(ctx, 'workflow.read');
   const ws = ctx.principal.workspaceId;
   if (ctx.caches) return ctx.caches.workflow.get(ws, () => loadWorkflow(ctx, ws)) as Promise<Workflow>;
   return loadWorkflow(ctx, ws);
