@@ -3,9 +3,8 @@ import { Router } from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps, AppState } from './context.ts';
 import { bodyParseError } from './middleware/input.ts';
-import { healthRoutes } from './routes/health.ts';
-import { sessionRoutes } from './routes/session.ts';
-import { workspaceRouters } from './routes/index.ts';
+import { routerOf } from './route-table.ts';
+import { rootGroups, WORKSPACE_PREFIX, workspaceGroups } from './routes/index.ts';
 
 const JSON_LIMIT = '1mb';
 
@@ -26,15 +25,19 @@ export function parseJsonBody(): Koa.Middleware {
 }
 
 /**
- * Mounts the REST routers: health and session, then the workspace routes under /api/w/:slug.
+ * Mounts the REST routers, built from the route table (src/http/routes/index.ts): health and
+ * session, then the workspace areas under /api/w/:slug.
  * allowedMethods sets 405/501 and Allow without a body; the error envelope turns that into
  * method_not_allowed.
  */
 export function mountRest(app: Koa<AppState>, deps: AppDeps): void {
-  for (const r of [healthRoutes(deps), sessionRoutes(deps)]) app.use(r.routes()).use(r.allowedMethods());
-  const ws = new Router<AppState>({ prefix: '/api/w/:slug' });
-  for (const make of workspaceRouters) {
-    const r = make(deps);
+  for (const group of rootGroups) {
+    const r = routerOf(deps, group);
+    app.use(r.routes()).use(r.allowedMethods());
+  }
+  const ws = new Router<AppState>({ prefix: WORKSPACE_PREFIX });
+  for (const group of workspaceGroups) {
+    const r = routerOf(deps, group);
     ws.use(r.routes(), r.allowedMethods());
   }
   app.use(ws.routes()).use(ws.allowedMethods());

@@ -1,23 +1,41 @@
-import { Router } from '@koa/router';
-import { getBoard } from '../../core/board/board.ts';
-import { getBoardColumn } from '../../core/board/column.ts';
+import { z } from 'zod';
+import { getBoard, boardQuerySchema } from '../../core/board/board.ts';
+import { boardColumnQuerySchema, getBoardColumn } from '../../core/board/column.ts';
 import { getMyWork } from '../../core/board/my.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute } from '../route-table.ts';
 
 /** Routes for the board and "my work" (issue 4). */
-export function boardRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/board', auth, async (ctx) => {
-    ctx.body = await getBoard(coreCtx(deps, ctx), ctx.query);
-  });
-  r.get('/board/:stateId', auth, async (ctx) => {
-    ctx.body = await getBoardColumn(coreCtx(deps, ctx), ctx.params.stateId, ctx.query);
-  });
-  r.get('/my', auth, async (ctx) => {
-    ctx.body = await getMyWork(coreCtx(deps, ctx));
-  });
-  return r;
-}
+export const boardRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/board',
+    action: 'board.read',
+    input: { query: boardQuerySchema },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await getBoard(coreCtx(deps, ctx), ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/board/:stateId',
+    action: 'board.read',
+    // the core checks the caller before it parses the state id (400 bad_uuid after 401/403)
+    input: { params: z.object({ stateId: z.string().describe('A workflow state id (UUID), parsed by the core.') }), query: boardColumnQuerySchema },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await getBoardColumn(coreCtx(deps, ctx), params.stateId, ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/my',
+    action: 'mywork.read',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await getMyWork(coreCtx(deps, ctx));
+    },
+  }),
+];

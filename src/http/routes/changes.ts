@@ -1,15 +1,19 @@
-import { Router } from '@koa/router';
-import { listChanges } from '../../core/changes/feed.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { changesQuery, listChanges } from '../../core/changes/feed.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute } from '../route-table.ts';
 
 /** GET /changes: the commit-ordered change feed for pollers (beyond the contract). */
-export function changesRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  r.get('/changes', authenticate(deps), async (ctx) => {
-    const page = await listChanges(coreCtx(deps, ctx), ctx.query);
-    ctx.set('X-Poll-Interval', String(page.pollAfterSeconds));
-    ctx.body = page;
-  });
-  return r;
-}
+export const changesRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/changes',
+    action: 'changes.list',
+    input: { query: changesQuery },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      const page = await listChanges(coreCtx(deps, ctx), ctx.query);
+      ctx.set('X-Poll-Interval', String(page.pollAfterSeconds));
+      ctx.body = page;
+    },
+  }),
+];

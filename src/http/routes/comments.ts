@@ -1,17 +1,17 @@
 import { Writable } from 'node:stream';
-import { Router } from '@koa/router';
+import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
+import { z } from 'zod';
 import { authorize } from '../../core/access/authorize.ts';
 import { downloadAttachment } from '../../core/attachments/download.ts';
-import { MAX_ATTACHMENT_BYTES, uploadAttachment, type UploadedFile } from '../../core/attachments/upload.ts';
-import { deleteComment, editComment } from '../../core/comments/change.ts';
-import { createComment } from '../../core/comments/create.ts';
-import { listComments } from '../../core/comments/list.ts';
+import { MAX_ATTACHMENT_BYTES, uploadAttachment, uploadAttachmentFields, type UploadedFile } from '../../core/attachments/upload.ts';
+import { deleteComment, editComment, editCommentInput } from '../../core/comments/change.ts';
+import { createComment, createCommentInput } from '../../core/comments/create.ts';
+import { listComments, listCommentsQuery } from '../../core/comments/list.ts';
 import { AppError, invalid } from '../../core/errors.ts';
-import { parseUuid } from '../../core/validation.ts';
-import { coreCtx, type AppContext, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { coreCtx, type AppContext, type AppDeps } from '../context.ts';
 import { cleanInput } from '../middleware/input.ts';
+import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -87,33 +87,75 @@ function uploadedFile(ctx: AppContext): UploadedFile | null {
   return { filename: part.originalFilename, contentType: part.mimetype, data: Buffer.concat(chunks) };
 }
 
+const byRef = z.object({ ref: ticketRefParam });
+const byComment = z.object({ ref: ticketRefParam, id: uuidParam('commentId') });
+
 /** Routes for comments and attachments (issue 3). */
-export function commentsRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/tickets/:ref/comments', auth, async (ctx) => {
-    ctx.body = await listComments(coreCtx(deps, ctx), ctx.params.ref!, ctx.query);
-  });
-  r.post('/tickets/:ref/comments', auth, async (ctx) => {
-    ctx.body = await createComment(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-    ctx.status = 201;
-  });
-  r.patch('/tickets/:ref/comments/:id', auth, async (ctx) => {
-    ctx.body = await editComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'), ctx.request.body);
-  });
-  r.delete('/tickets/:ref/comments/:id', auth, async (ctx) => {
-    ctx.body = await deleteComment(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.id, 'commentId'));
-  });
-
-  r.post('/tickets/:ref/attachments', auth, mayUpload(deps), requireMultipart, multipart, cleanInput, async (ctx) => {
-    ctx.body = await uploadAttachment(coreCtx(deps, ctx), ctx.params.ref!, uploadedFile(ctx), ctx.request.body ?? {});
-    ctx.status = 201;
-  });
-  r.get('/attachments/:id/download', auth, async (ctx) => {
-    const file = await downloadAttachment(coreCtx(deps, ctx), parseUuid(ctx.params.id, 'attachmentId'));
-    ctx.set(file.headers);
-    ctx.body = file.data;
-  });
-  return r;
-}
+export const commentsRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/tickets/:ref/comments',
+    action: 'comments.list',
+    input: { params: byRef, query: listCommentsQuery },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await listComments(coreCtx(deps, ctx), params.ref, ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/comments',
+    action: 'comments.create',
+    input: { params: byRef, body: createCommentInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await createComment(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.status = 201;
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/tickets/:ref/comments/:id',
+    action: 'comments.edit',
+    input: { params: byComment, body: editCommentInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await editComment(coreCtx(deps, ctx), params.ref, params.id, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tickets/:ref/comments/:id',
+    action: 'comments.delete',
+    input: { params: byComment },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await deleteComment(coreCtx(deps, ctx), params.ref, params.id);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/attachments',
+    action: 'attachments.upload',
+    // the body is multipart: the file part plus these fields
+    input: { params: byRef, body: uploadAttachmentFields },
+    output: null,
+    before: (deps) => [mayUpload(deps), requireMultipart, multipart, cleanInput] as Middleware[],
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await uploadAttachment(coreCtx(deps, ctx), params.ref, uploadedFile(ctx), ctx.request.body ?? {});
+      ctx.status = 201;
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/attachments/:id/download',
+    action: 'attachments.download',
+    input: { params: z.object({ id: uuidParam('attachmentId') }) },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const file = await downloadAttachment(coreCtx(deps, ctx), params.id);
+      ctx.set(file.headers);
+      ctx.body = file.data;
+    },
+  }),
+];

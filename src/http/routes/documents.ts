@@ -1,15 +1,17 @@
-import { Router } from '@koa/router';
-import { listDocuments } from '../../core/documents/list.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { listDocuments, listDocumentsInput } from '../../core/documents/list.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute } from '../route-table.ts';
 
 /** Routes for client timesheet documents (issue 6): the list; downloads come with rendering. */
-export function documentsRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/documents', auth, async (ctx) => {
-    ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
-  });
-  return r;
-}
+export const documentsRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/documents',
+    action: 'documents.list',
+    input: { query: listDocumentsInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
+    },
+  }),
+];

@@ -1,7 +1,7 @@
-import { Router } from '@koa/router';
 import { migrationsApplied } from '../../db/migrate.ts';
 import { isConnectionError } from '../../db/connect.ts';
-import type { AppDeps, AppState } from '../context.ts';
+import type { AppDeps } from '../context.ts';
+import { defineRoute } from '../route-table.ts';
 
 /** How long /readyz waits for the database before it says `database_timeout`: a probe must not hang. */
 const READY_TIMEOUT_MS = 2000;
@@ -33,16 +33,28 @@ async function readiness(deps: AppDeps): Promise<Readiness> {
 }
 
 /** /healthz: the process answers. /readyz: the database answers and every migration is applied. */
-export function healthRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  r.get('/healthz', (ctx) => {
-    ctx.body = { ok: true };
-  });
-  r.get('/readyz', async (ctx) => {
-    const state = await readiness(deps);
-    ctx.status = state.ok ? 200 : 503;
-    if (!state.ok) ctx.set('Retry-After', '5');
-    ctx.body = state;
-  });
-  return r;
-}
+export const healthRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/healthz',
+    action: 'public',
+    input: {},
+    output: null,
+    handler: ({ ctx }) => {
+      ctx.body = { ok: true };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/readyz',
+    action: 'public',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      const state = await readiness(deps);
+      ctx.status = state.ok ? 200 : 503;
+      if (!state.ok) ctx.set('Retry-After', '5');
+      ctx.body = state;
+    },
+  }),
+];

@@ -1,53 +1,111 @@
-import { Router } from '@koa/router';
-import { addCodehostLink } from '../../core/codehost/add.ts';
+import { z } from 'zod';
+import { addCodehostInput, addCodehostLink } from '../../core/codehost/add.ts';
 import { listCodehostLinks } from '../../core/codehost/list.ts';
 import { removeCodehostLink } from '../../core/codehost/remove.ts';
-import { addLink } from '../../core/links/add.ts';
+import { addLink, addLinkInput } from '../../core/links/add.ts';
 import { removeLink } from '../../core/links/remove.ts';
-import { setParent } from '../../core/tickets/parent.ts';
-import { parseUuid } from '../../core/validation.ts';
-import { addViewers } from '../../core/viewers/add.ts';
-import { previewVisibility } from '../../core/viewers/preview.ts';
+import { setParent, setParentInput } from '../../core/tickets/parent.ts';
+import { addViewers, addViewersInput } from '../../core/viewers/add.ts';
+import { previewVisibility, visibilityPreviewInput } from '../../core/viewers/preview.ts';
 import { removeViewer } from '../../core/viewers/remove.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
+
+const byRef = z.object({ ref: ticketRefParam });
+const byLink = z.object({ ref: ticketRefParam, linkId: uuidParam('linkId') });
 
 /** Routes for parent, links, code-host references, viewers, visibility preview (issue 3). */
-export function ticketRelationsRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.put('/tickets/:ref/parent', auth, async (ctx) => {
-    ctx.body = await setParent(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-  });
-
-  r.post('/tickets/:ref/links', auth, async (ctx) => {
-    ctx.body = await addLink(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-    ctx.status = 201;
-  });
-  r.delete('/tickets/:ref/links/:linkId', auth, async (ctx) => {
-    ctx.body = await removeLink(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.linkId, 'linkId'));
-  });
-
-  r.post('/tickets/:ref/codehost', auth, async (ctx) => {
-    ctx.body = await addCodehostLink(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-    ctx.status = 201;
-  });
-  r.delete('/tickets/:ref/codehost/:linkId', auth, async (ctx) => {
-    ctx.body = await removeCodehostLink(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.linkId, 'linkId'));
-  });
-  r.get('/codehost/links', auth, async (ctx) => {
-    ctx.body = await listCodehostLinks(coreCtx(deps, ctx));
-  });
-
-  r.post('/tickets/:ref/viewers', auth, async (ctx) => {
-    ctx.body = await addViewers(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-  });
-  r.delete('/tickets/:ref/viewers/:identityId', auth, async (ctx) => {
-    ctx.body = await removeViewer(coreCtx(deps, ctx), ctx.params.ref!, parseUuid(ctx.params.identityId, 'identityId'));
-  });
-  r.post('/tickets/:ref/visibility', auth, async (ctx) => {
-    ctx.body = await previewVisibility(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-  });
-  return r;
-}
+export const ticketRelationsRoutes = [
+  defineRoute({
+    method: 'PUT',
+    path: '/tickets/:ref/parent',
+    action: 'tickets.parent',
+    input: { params: byRef, body: setParentInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await setParent(coreCtx(deps, ctx), params.ref, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/links',
+    action: 'links.add',
+    input: { params: byRef, body: addLinkInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await addLink(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.status = 201;
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tickets/:ref/links/:linkId',
+    action: 'links.remove',
+    input: { params: byLink },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await removeLink(coreCtx(deps, ctx), params.ref, params.linkId);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/codehost',
+    action: 'codehost.add',
+    input: { params: byRef, body: addCodehostInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await addCodehostLink(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.status = 201;
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tickets/:ref/codehost/:linkId',
+    action: 'codehost.remove',
+    input: { params: byLink },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await removeCodehostLink(coreCtx(deps, ctx), params.ref, params.linkId);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/codehost/links',
+    action: 'codehost.list',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listCodehostLinks(coreCtx(deps, ctx));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/viewers',
+    action: 'viewers.add',
+    input: { params: byRef, body: addViewersInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await addViewers(coreCtx(deps, ctx), params.ref, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tickets/:ref/viewers/:identityId',
+    action: 'viewers.remove',
+    input: { params: z.object({ ref: ticketRefParam, identityId: uuidParam('identityId') }) },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await removeViewer(coreCtx(deps, ctx), params.ref, params.identityId);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/visibility',
+    action: 'viewers.preview',
+    input: { params: byRef, body: visibilityPreviewInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await previewVisibility(coreCtx(deps, ctx), params.ref, ctx.request.body);
+    },
+  }),
+];

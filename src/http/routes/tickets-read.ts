@@ -1,25 +1,35 @@
-import { Router } from '@koa/router';
+import { z } from 'zod';
 import { readTicketPage } from '../../core/tickets/get.ts';
-import { listTickets } from '../../core/tickets/list.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { listTickets, listTicketsSchema } from '../../core/tickets/list.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute, ticketRefParam } from '../route-table.ts';
 
 /** Routes for GET /tickets and GET /tickets/:ref (issue 3). */
-export function ticketsReadRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/tickets', auth, async (ctx) => {
-    ctx.body = await listTickets(coreCtx(deps, ctx), ctx.query);
-  });
-  r.get('/tickets/:ref', auth, async (ctx) => {
-    const res = await readTicketPage(coreCtx(deps, ctx), ctx.params.ref ?? '', ctx.get('if-none-match'));
-    ctx.set('ETag', res.etag);
-    if (res.status === 304) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = res.page;
-  });
-  return r;
-}
+export const ticketsReadRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/tickets',
+    action: 'tickets.list',
+    input: { query: listTicketsSchema },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listTickets(coreCtx(deps, ctx), ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/tickets/:ref',
+    action: 'tickets.read',
+    input: { params: z.object({ ref: ticketRefParam }) },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const res = await readTicketPage(coreCtx(deps, ctx), params.ref, ctx.get('if-none-match'));
+      ctx.set('ETag', res.etag);
+      if (res.status === 304) {
+        ctx.status = 304;
+        return;
+      }
+      ctx.body = res.page;
+    },
+  }),
+];

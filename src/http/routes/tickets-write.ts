@@ -1,42 +1,83 @@
-import { Router } from '@koa/router';
+import { z } from 'zod';
 import { archiveTicket } from '../../core/tickets/archive.ts';
 import { createTicket } from '../../core/tickets/create.ts';
 import { deleteTicket } from '../../core/tickets/delete.ts';
 import { ticketEtag } from '../../core/tickets/etag.ts';
 import { moveTicket } from '../../core/tickets/move.ts';
 import { redactTicket } from '../../core/tickets/redact.ts';
+import { archiveTicketInput, createTicketInput, moveTicketInput, redactTicketInput, updateTicketInput } from '../../core/tickets/schemas.ts';
 import { updateTicket } from '../../core/tickets/update.ts';
-import { parseUuid } from '../../core/validation.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
+
+const byRef = z.object({ ref: ticketRefParam });
 
 /** Routes for ticket create, update, move, archive, delete, redact (issue 3). */
-export function ticketsWriteRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.post('/tickets', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await createTicket(coreCtx(deps, ctx), ctx.request.body);
-  });
-  r.patch('/tickets/:ref', auth, async (ctx) => {
-    const page = await updateTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body, { ifMatch: ctx.get('if-match') || null });
-    ctx.set('ETag', ticketEtag(page));
-    ctx.body = page;
-  });
-  r.post('/tickets/:ref/move', auth, async (ctx) => {
-    const page = await moveTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-    ctx.set('ETag', ticketEtag(page));
-    ctx.body = page;
-  });
-  r.post('/tickets/:ref/archive', auth, async (ctx) => {
-    ctx.body = await archiveTicket(coreCtx(deps, ctx), ctx.params.ref!, ctx.request.body);
-  });
-  r.delete('/tickets/:ref', auth, async (ctx) => {
-    ctx.body = await deleteTicket(coreCtx(deps, ctx), ctx.params.ref!);
-  });
-  r.post('/tickets/:id/redact', auth, async (ctx) => {
-    ctx.body = await redactTicket(coreCtx(deps, ctx), parseUuid(ctx.params.id, 'id'), ctx.request.body);
-  });
-  return r;
-}
+export const ticketsWriteRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/tickets',
+    action: 'tickets.create',
+    input: { body: createTicketInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.status = 201;
+      ctx.body = await createTicket(coreCtx(deps, ctx), ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/tickets/:ref',
+    action: 'tickets.update',
+    input: { params: byRef, body: updateTicketInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const page = await updateTicket(coreCtx(deps, ctx), params.ref, ctx.request.body, { ifMatch: ctx.get('if-match') || null });
+      ctx.set('ETag', ticketEtag(page));
+      ctx.body = page;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/move',
+    action: 'tickets.move',
+    input: { params: byRef, body: moveTicketInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const page = await moveTicket(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.set('ETag', ticketEtag(page));
+      ctx.body = page;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:ref/archive',
+    action: 'tickets.archive',
+    input: { params: byRef, body: archiveTicketInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await archiveTicket(coreCtx(deps, ctx), params.ref, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tickets/:ref',
+    action: 'tickets.delete',
+    input: { params: byRef },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await deleteTicket(coreCtx(deps, ctx), params.ref);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tickets/:id/redact',
+    action: 'tickets.redact',
+    // redaction names the ticket by UUID only, never by a human id that could be reused
+    input: { params: z.object({ id: uuidParam('id') }), body: redactTicketInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await redactTicket(coreCtx(deps, ctx), params.id, ctx.request.body);
+    },
+  }),
+];

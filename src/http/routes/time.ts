@@ -1,70 +1,162 @@
-import { Router } from '@koa/router';
-import { closePeriod, listPeriods, openPeriod, reopenPeriod } from '../../core/periods/manage.ts';
-import { createCategory, listCategories, setProjectCategory } from '../../core/time/categories.ts';
-import { correctTime } from '../../core/time/correct.ts';
+import { z } from 'zod';
+import { closePeriod, listPeriods, openPeriod, openPeriodInput, reopenPeriod } from '../../core/periods/manage.ts';
+import { createCategory, createCategoryInput, listCategories, projectCategoryInput, setProjectCategory } from '../../core/time/categories.ts';
+import { correctTime, correctTimeInput } from '../../core/time/correct.ts';
 import { deleteTime } from '../../core/time/delete.ts';
-import { editTime } from '../../core/time/edit.ts';
-import { listTime } from '../../core/time/list.ts';
-import { logTime } from '../../core/time/log.ts';
-import { updateMemberSettings } from '../../core/time/member-settings.ts';
+import { editTime, editTimeInput } from '../../core/time/edit.ts';
+import { listTime, listTimeInput } from '../../core/time/list.ts';
+import { logTime, logTimeInput } from '../../core/time/log.ts';
+import { memberSettingsInput, updateMemberSettings } from '../../core/time/member-settings.ts';
 import { reattributeTicketTime } from '../../core/time/reattribute.ts';
-import { parseUuid } from '../../core/validation.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { coreCtx } from '../context.ts';
+import { defineRoute, uuidParam } from '../route-table.ts';
+
+const byId = z.object({ id: uuidParam() });
 
 /** Routes for time entries, periods, consultant categories and members' time settings (issue 5). */
-export function timeRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/time', auth, async (ctx) => {
-    ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
-  });
-  r.post('/time', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
-  });
-  r.patch('/time/:id', auth, async (ctx) => {
-    ctx.body = await editTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
-  });
-  r.delete('/time/:id', auth, async (ctx) => {
-    ctx.body = await deleteTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
-  });
-  r.post('/time/:id/corrections', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await correctTime(coreCtx(deps, ctx), parseUuid(ctx.params.id), ctx.request.body);
-  });
-  r.post('/time/tickets/:id/reattribute', auth, async (ctx) => {
-    ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), parseUuid(ctx.params.id));
-  });
-
-  r.get('/periods', auth, async (ctx) => {
-    ctx.body = await listPeriods(coreCtx(deps, ctx));
-  });
-  r.post('/periods', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await openPeriod(coreCtx(deps, ctx), ctx.request.body);
-  });
-  r.post('/periods/:id/close', auth, async (ctx) => {
-    ctx.body = await closePeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
-  });
-  r.post('/periods/:id/reopen', auth, async (ctx) => {
-    ctx.body = await reopenPeriod(coreCtx(deps, ctx), parseUuid(ctx.params.id));
-  });
-
-  r.get('/categories', auth, async (ctx) => {
-    ctx.body = await listCategories(coreCtx(deps, ctx));
-  });
-  r.post('/categories', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await createCategory(coreCtx(deps, ctx), ctx.request.body);
-  });
-  r.patch('/members/:identityId', auth, async (ctx) => {
-    ctx.body = await updateMemberSettings(coreCtx(deps, ctx), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
-  });
-  r.put('/projects/:projectId/members/:identityId/category', auth, async (ctx) => {
-    const c = coreCtx(deps, ctx);
-    ctx.body = await setProjectCategory(c, parseUuid(ctx.params.projectId, 'projectId'), parseUuid(ctx.params.identityId, 'identityId'), ctx.request.body);
-  });
-  return r;
-}
+export const timeRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/time',
+    action: 'time.list',
+    input: { query: listTimeInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/time',
+    action: 'time.log',
+    input: { body: logTimeInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.status = 201;
+      ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/time/:id',
+    action: 'time.edit',
+    input: { params: byId, body: editTimeInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await editTime(coreCtx(deps, ctx), params.id, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/time/:id',
+    action: 'time.delete',
+    input: { params: byId },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await deleteTime(coreCtx(deps, ctx), params.id);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/time/:id/corrections',
+    action: 'time.correct',
+    input: { params: byId, body: correctTimeInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.status = 201;
+      ctx.body = await correctTime(coreCtx(deps, ctx), params.id, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/time/tickets/:id/reattribute',
+    action: 'time.reattribute',
+    input: { params: byId },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), params.id);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/periods',
+    action: 'periods.list',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listPeriods(coreCtx(deps, ctx));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/periods',
+    action: 'periods.open',
+    input: { body: openPeriodInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.status = 201;
+      ctx.body = await openPeriod(coreCtx(deps, ctx), ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/periods/:id/close',
+    action: 'periods.close',
+    input: { params: byId },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await closePeriod(coreCtx(deps, ctx), params.id);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/periods/:id/reopen',
+    action: 'periods.reopen',
+    input: { params: byId },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await reopenPeriod(coreCtx(deps, ctx), params.id);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/categories',
+    action: 'categories.list',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listCategories(coreCtx(deps, ctx));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/categories',
+    action: 'categories.create',
+    input: { body: createCategoryInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.status = 201;
+      ctx.body = await createCategory(coreCtx(deps, ctx), ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/members/:identityId',
+    action: 'members.update',
+    input: { params: z.object({ identityId: uuidParam('identityId') }), body: memberSettingsInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await updateMemberSettings(coreCtx(deps, ctx), params.identityId, ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/projects/:projectId/members/:identityId/category',
+    action: 'categories.assign',
+    input: { params: z.object({ projectId: uuidParam('projectId'), identityId: uuidParam('identityId') }), body: projectCategoryInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await setProjectCategory(coreCtx(deps, ctx), params.projectId, params.identityId, ctx.request.body);
+    },
+  }),
+];

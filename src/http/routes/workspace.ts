@@ -1,29 +1,52 @@
-import { Router } from '@koa/router';
-import { createToken, listTokens, revokeToken } from '../../core/auth/tokens.ts';
-import { parseUuid } from '../../core/validation.ts';
+import { z } from 'zod';
+import { createToken, createTokenInput, listTokens, revokeToken } from '../../core/auth/tokens.ts';
 import { getWorkflow } from '../../core/workflow/get.ts';
-import { coreCtx, type AppDeps, type AppState } from '../context.ts';
+import { coreCtx } from '../context.ts';
 import { cachedJson } from '../json.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { defineRoute, uuidParam } from '../route-table.ts';
 
 /** Workspace-level routes: workflow (token read) and token management (session only). */
-export function workspaceRoutes(deps: AppDeps) {
-  const r = new Router<AppState>();
-  const auth = authenticate(deps);
-
-  r.get('/workflow', auth, async (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));
-  });
-  r.get('/tokens', auth, async (ctx) => {
-    ctx.body = await listTokens(coreCtx(deps, ctx));
-  });
-  r.post('/tokens', auth, async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await createToken(coreCtx(deps, ctx), ctx.request.body);
-  });
-  r.delete('/tokens/:id', auth, async (ctx) => {
-    ctx.body = await revokeToken(coreCtx(deps, ctx), parseUuid(ctx.params.id));
-  });
-  return r;
-}
+export const workspaceRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/workflow',
+    action: 'workflow.read',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.type = 'application/json';
+      ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/tokens',
+    action: 'tokens.list',
+    input: {},
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.body = await listTokens(coreCtx(deps, ctx));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/tokens',
+    action: 'tokens.create',
+    input: { body: createTokenInput },
+    output: null,
+    handler: async ({ ctx, deps }) => {
+      ctx.status = 201;
+      ctx.body = await createToken(coreCtx(deps, ctx), ctx.request.body);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/tokens/:id',
+    action: 'tokens.revoke',
+    input: { params: z.object({ id: uuidParam() }) },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await revokeToken(coreCtx(deps, ctx), params.id);
+    },
+  }),
+];

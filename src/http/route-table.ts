@@ -1,0 +1,96 @@
+import type { Middleware } from 'koa';
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import { ACTIONS, type Action } from '../core/access/actions.ts';
+import { parseUuid } from '../core/validation.ts';
+import type { AppContext, AppDeps, AppState } from './context.ts';
+import { authenticate } from './middleware/auth.ts';
+
+/**
+ * What a route needs of its caller: the core action its operation authorizes (src/core/access/actions.ts),
+ * or, for the routes that call no workspace operation, `public` (health, login, logout: anyone) or
+ * `cookie` (reauth, session: the caller's own browser session, which the route reads itself).
+ */
+export type RouteAccess = Action | 'public' | 'cookie';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * The route's input, one zod schema per part it reads; a part left out is not read. `params` is
+ * parsed here before the handler runs (the workspace `:slug` belongs to authentication, not to it).
+ * `query` and `body` are the core operation's own schemas, which the operation parses itself: the
+ * handler passes the raw value on, so the contract's errors stay the core's.
+ */
+export interface RouteInput<P extends z.ZodType> {
+  params?: P;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+export interface RouteRequest<P> {
+  ctx: AppContext;
+  deps: AppDeps;
+  params: P;
+}
+
+/** One REST route: the data the router, the route-table test and (issue 15) the OpenAPI document read. */
+export interface RouteDef<P extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** The path inside its group (a group may add a prefix: `/api/auth`, `/api/w/:slug`). */
+  path: string;
+  action: RouteAccess;
+  input: RouteInput<P>;
+  /** The response's schema; null until the OpenAPI issue (15) writes them. */
+  output: z.ZodType | null;
+  /** Route middleware run after authentication and before the handler (uploads: multipart parsing). */
+  before?: (deps: AppDeps) => Middleware[];
+  /** Parses, calls one core operation, shapes the response. */
+  handler(req: RouteRequest<z.output<P>>): unknown;
+}
+
+/** Declares a route; the identity function that gives the handler its parsed params' type. */
+export function defineRoute<P extends z.ZodType = z.ZodType<Record<string, never>>>(route: RouteDef<P>): RouteDef {
+  return route as RouteDef;
+}
+
+/** A routes file's routes, mounted on one router, with an optional prefix. */
+export interface RouteGroup {
+  prefix?: string;
+  routes: RouteDef[];
+}
+
+/** A path parameter holding a UUID: anything else is 400 `bad_uuid` naming `field`. */
+export const uuidParam = (field = 'id') =>
+  z
+    .string()
+    .transform((v) => parseUuid(v, field))
+    .describe(`${field}: a UUID`);
+
+/** A path `{ref}`: a ticket UUID or human id (`PREFIX-N`), read by the core's parseTicketRef. */
+export const ticketRefParam = z.string().describe('A ticket UUID or human id (PREFIX-N), at most 60 characters.');
+
+export const isAction = (access: RouteAccess): access is Action => Object.hasOwn(ACTIONS, access);
+
+const NO_PARAMS = Object.freeze({});
+
+function dispatch(route: RouteDef, deps: AppDeps): Middleware {
+  return async (ctx) => {
+    const c = ctx as AppContext;
+    const params: unknown = route.input.params ? route.input.params.parse(c.params) : NO_PARAMS;
+    await route.handler({ ctx: c, deps, params });
+  };
+}
+
+/**
+ * The @koa/router router of one group: a route with a core action is authenticated first (the
+ * caller identified; the operation decides what they may do), then its own middleware, then the handler.
+ */
+export function routerOf(deps: AppDeps, group: RouteGroup): Router<AppState> {
+  const r = new Router<AppState>(group.prefix ? { prefix: group.prefix } : undefined);
+  const auth = authenticate(deps) as Middleware;
+  for (const route of group.routes) {
+    const chain = [...(isAction(route.action) ? [auth] : []), ...(route.before?.(deps) ?? []), dispatch(route, deps)];
+    r.register(route.path, [route.method.toLowerCase()], chain as never, { pathAsRegExp: false });
+  }
+  return r;
+}
