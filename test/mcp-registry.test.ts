@@ -91,7 +91,7 @@ describe('MCP tool registry', () => {
       title: 'Broken',
       description: 'Fails the way a bug would.',
       toolset: 'workflow',
-      writes: false,
+      action: 'workflow.read',
       input: () => z.object({}),
       output: z.object({}),
       run: async () => {

@@ -1,4 +1,5 @@
-import { toolNotAvailable as refuseTool } from '../core/access/refusals.ts';
+import { can } from '../core/access/authorize.ts';
+import { toolNotAvailable as refuseTool, toolRefusalOf } from '../core/access/refusals.ts';
 import type { AppError } from '../core/errors.ts';
 import type { McpOptions } from './options.ts';
 import { allTools } from './registry.ts';
@@ -6,22 +7,23 @@ import type { Surface, ToolDef } from './tool.ts';
 
 /** Why a tool is missing from a connection: a machine-readable cause and a sentence for the caller. */
 export interface Refusal {
-  cause: 'missing_scope' | 'readonly_connection' | 'toolset_not_selected' | string;
+  cause: 'missing_scope' | 'client_user' | 'session_required' | 'admin_only' | 'readonly_connection' | 'toolset_not_selected' | string;
   message: string;
   extra?: Record<string, unknown>;
 }
 
 /**
- * Why `tool` is not on this connection, or null when it is. The token decides first (scopes,
- * role), then the connection narrows (read-only, toolsets). tools/list and tools/call both ask
- * this, so the listing and a refused call never disagree.
+ * Why `tool` is not on this connection, or null when it is. The token decides first: every tool
+ * answers with data, so a connection needs the read scope; then the core says whether the token
+ * can ever perform the tool's action (scope, session, workspace users, role). The connection
+ * narrows last (read-only, toolsets). tools/list and tools/call both ask this, so the listing and
+ * a refused call never disagree.
  */
 export function refusalFor(tool: ToolDef, surface: Surface, opts: McpOptions): Refusal | null {
-  if (!surface.principal.scopes.has('read'))
-    return { cause: 'missing_scope', extra: { scope: 'read' }, message: 'this token lacks the read scope, which every tool needs' };
-  if (tool.writes && !surface.canWrite)
-    return { cause: 'missing_scope', extra: { scope: 'write' }, message: 'it changes data and this token is read-only (it lacks the write scope)' };
-  if (tool.available && !tool.available.test(surface)) return { cause: tool.available.cause, message: tool.available.message };
+  const p = surface.principal;
+  if (!p.scopes.has('read')) return { cause: 'missing_scope', extra: { scope: 'read' }, message: 'this token lacks the read scope, which every tool needs' };
+  const refused = can(p, tool.action);
+  if (refused) return toolRefusalOf(refused);
   if (tool.writes && opts.readonly)
     return { cause: 'readonly_connection', message: 'it changes data and this connection is read-only (readonly was set when connecting)' };
   if (opts.toolsets && !opts.toolsets.has(tool.toolset)) {

@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canSeeInbox } from '../core/access/visible.ts';
-import { isClientRole, type Principal } from '../core/auth/principal.ts';
+import type { Action } from '../core/access/actions.ts';
+import { requirementsOf } from '../core/access/authorize.ts';
+import { isAdminRole, isClientRole, type Principal } from '../core/auth/principal.ts';
 import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { assertCleanInput } from '../core/input.ts';
@@ -14,45 +16,26 @@ export type Toolset = (typeof toolsets)[number];
 /** What a token lets a connection see: it shapes which tools exist and which arguments they take. */
 export interface Surface {
   principal: Principal;
-  canWrite: boolean;
   /** Inbox arguments exist only with triage (and no allow-list). */
   inbox: boolean;
   /** A token's allow-list: project arguments default to and are limited to these. */
   projectIds: readonly string[] | null;
-  /** A client user: tools for workspace users only (time) do not exist. */
-  client: boolean;
 }
 
 export function surfaceOf(p: Principal): Surface {
-  return {
-    principal: p,
-    canWrite: p.scopes.has('write'),
-    inbox: canSeeInbox(p),
-    projectIds: p.projectIds,
-    client: isClientRole(p.role),
-  };
+  return { principal: p, inbox: canSeeInbox(p), projectIds: p.projectIds };
 }
 
-/** Everything about a surface that changes a tool's schema or presence: equal keys, equal tool lists. */
+/**
+ * Everything about a surface that changes a tool's schema or presence (what `can` and the input
+ * schemas read: scopes, credential kind, role kind, allow-list): equal keys, equal tool lists.
+ */
 export function surfaceKey(s: Surface): string {
-  return `${s.canWrite ? 'w' : 'r'}${s.inbox ? 'i' : '-'}${s.client ? 'c' : 's'}:${s.projectIds ? [...s.projectIds].sort().join(',') : '*'}`;
+  const p = s.principal;
+  const role = isClientRole(p.role) ? 'c' : isAdminRole(p.role) ? 'a' : 's';
+  const scopes = [...p.scopes].sort().join('+');
+  return `${scopes}|${p.via}|${role}|${s.inbox ? 'i' : '-'}:${s.projectIds ? [...s.projectIds].sort().join(',') : '*'}`;
 }
-
-/** A condition besides scopes for a tool to exist, with what to tell a caller who calls it anyway. */
-export interface Availability {
-  test: (surface: Surface) => boolean;
-  /** `details.cause` of the `tool_not_available` result. */
-  cause: string;
-  /** Completes "Tool x is not available: ...". */
-  message: string;
-}
-
-/** Time tracking: every time operation refuses client users, so the tools do not exist for them. */
-export const workspaceUsersOnly: Availability = {
-  test: (s) => !s.client,
-  cause: 'client_user',
-  message: 'it is for workspace users, and client users have no time tracking',
-};
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
@@ -60,12 +43,16 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** Written for a model: what the tool is for, when to use it, what it returns. */
   description: string;
   toolset: Toolset;
-  /** Needs the write scope; hidden on read-only connections. */
-  writes: boolean;
+  /**
+   * The core action the tool performs (for a tool calling several operations, the one that
+   * decides whether it can ever succeed): the token's scopes and role decide, through the core's
+   * `can`, whether the tool exists on a connection.
+   */
+  action: Action;
+  /** Changes data: the action needs the write scope (derived by defineTool; read-only connections hide it). */
+  readonly writes: boolean;
   destructive?: boolean;
   idempotent?: boolean;
-  /** Whether the tool exists on this surface at all (besides scopes); default: always. */
-  available?: Availability;
   /** The input schema for this connection's surface (arguments a token cannot use are left out). */
   input: (surface: Surface) => I;
   output: O;
@@ -76,9 +63,13 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   text?: (out: z.output<O>) => string;
 }
 
+/** A tool as its file declares it: `writes` follows from the action. */
+export type ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> = Omit<ToolDef<I, O>, 'writes'>;
+
 /** Keeps the generic types of one tool while collecting tools of different shapes in one list. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef {
-  return withIdempotencyKey(def as unknown as ToolDef);
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): ToolDef {
+  const writes = requirementsOf(spec.action).scope === 'write';
+  return withIdempotencyKey({ ...spec, writes } as unknown as ToolDef);
 }
 
 /**

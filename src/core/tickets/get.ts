@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { etagMatches, ticketEtag } from './etag.ts';
 import { loadTicket, type TicketFacts } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
-import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql } from './page-sql.ts';
+import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql, type CommentWindow } from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
 import { canRemoveViewer, ticketPermissions, type TicketPermissions } from './permissions.ts';
 import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
@@ -84,6 +84,14 @@ export interface TicketPage extends TicketSummary {
   time: TicketTime | null;
   codehost: CodehostLink[];
   permissions: TicketPermissions;
+  /** Only with the `comments` window of TicketPageOptions: readable comments left out of `comments`. */
+  commentsOmitted?: number;
+}
+
+/** How much of the page to build. REST asks for the whole page; an assistant, for the latest comments. */
+export interface TicketPageOptions {
+  /** Only the latest comments, bodies cut; `commentsOmitted` says how many were left out. */
+  comments?: CommentWindow | null;
 }
 
 interface PageRow {
@@ -106,8 +114,9 @@ interface PageRow {
  * The page of a ticket already loaded (and so known visible) as `facts`: one statement for
  * everything but `time`, whatever the number of comments, events, children or links.
  */
-export async function buildTicketPage(ctx: Ctx, facts: TicketFacts): Promise<TicketPage> {
+export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: TicketPageOptions = {}): Promise<TicketPage> {
   const { sql, principal: p } = ctx;
+  const window = opts.comments ?? null;
   const client = isClientRole(p.role);
   const [row] = await sql<PageRow[]>`
     select ${summaryJson(sql, p)} as summary,
@@ -115,7 +124,7 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts): Promise<Tic
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
            ${viewersSql(sql)} as viewers,
            ${client ? sql`null::json` : billingSql(sql, p)} as billing,
-           ${commentsSql(sql, p)} as comments,
+           ${commentsSql(sql, p, window)} as comments,
            ${eventsSql(sql, p)} as events,
            ${attachmentsSql(sql, p)} as attachments,
            ${linksSql(sql, p)} as links,
@@ -153,12 +162,14 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts): Promise<Tic
     time,
     codehost: row.codehost,
     permissions,
+    // commentCount counts the same readable comments, in the same statement
+    ...(window ? { commentsOmitted: Math.max(0, row.summary.commentCount - row.comments.length) } : {}),
   };
 }
 
 /** GET /tickets/{ref}: the full page of a visible ticket; unknown or invisible is 404 `not_found`. */
-export async function getTicketPage(ctx: Ctx, ref: string): Promise<TicketPage> {
-  return buildTicketPage(ctx, await loadTicket(ctx, ref));
+export async function getTicketPage(ctx: Ctx, ref: string, opts: TicketPageOptions = {}): Promise<TicketPage> {
+  return buildTicketPage(ctx, await loadTicket(ctx, ref), opts);
 }
 
 export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };

@@ -72,20 +72,33 @@ export function billingSql(sql: Db, p: Principal): Fragment {
     'rollupEstimateMinutes', ${rollup})`;
 }
 
-/** Comments of the audiences the caller may read, oldest first (bodyHtml is rendered in JS). */
-export function commentsSql(sql: Db, p: Principal): Fragment {
+/** The latest comments only, each body cut to a length (an assistant's view of a long thread). */
+export interface CommentWindow {
+  latestComments: number;
+  commentChars: number;
+}
+
+/**
+ * Comments of the audiences the caller may read, oldest first (bodyHtml is rendered in JS); with
+ * a window, only the latest `latestComments`, bodies longer than `commentChars` cut and ended by "…".
+ */
+export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null = null): Fragment {
+  const body = window
+    ? sql`case when length(c.body) > ${window.commentChars}::int then left(c.body, ${window.commentChars}::int) || '…' else c.body end`
+    : sql`c.body`;
+  const readable = sql`select * from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])`;
+  const rows = window ? sql`(${readable} order by c.created_at desc, c.id desc limit ${window.latestComments}::int)` : sql`(${readable})`;
   return sql`coalesce((
     select json_agg(json_build_object(
-             'id', c.id, 'body', c.body, 'audience', c.audience,
+             'id', c.id, 'body', ${body}, 'audience', c.audience,
              'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', ci.name, 'clientName', cc.name) end,
              'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
              'edited', c.updated_at > c.created_at)
            order by c.created_at, c.id)
-    from comments c
+    from ${rows} c
     left join identities ci on ci.id = c.author_id
     left join memberships cm on cm.workspace_id = c.workspace_id and cm.identity_id = c.author_id
-    left join clients cc on cc.id = cm.client_id
-    where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])), '[]'::json)`;
+    left join clients cc on cc.id = cm.client_id), '[]'::json)`;
 }
 
 /**

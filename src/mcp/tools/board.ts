@@ -23,7 +23,7 @@ export const getBoardTool = defineTool({
   title: 'Get board',
   description: 'The board: a column per state with its total and first tickets (most urgent, then latest activity). Filters as search_tickets.',
   toolset: 'board',
-  writes: false,
+  action: 'board.read',
   idempotent: true,
   input: (s) => z.object({ ...filterArgs(s), limit: limitArg('Tickets per column', BOARD_DEFAULT, BOARD_LIMIT_MAX) }),
   output: z.object({ columns: z.array(column) }),
@@ -53,7 +53,7 @@ export const getBoardColumnTool = defineTool({
   title: 'Get board column',
   description: "The next tickets of one board column: pass the column's nextCursor from get_board and the same filters.",
   toolset: 'board',
-  writes: false,
+  action: 'board.read',
   idempotent: true,
   input: (s) =>
     z.object({
@@ -79,7 +79,7 @@ export const getMyWorkTool = defineTool({
   title: 'Get my work',
   description: `Your lists: assigned (open), reported, watching (you are a viewer), dueSoon (open, overdue or due within ${DUE_SOON_DAYS} days).`,
   toolset: 'board',
-  writes: false,
+  action: 'mywork.read',
   idempotent: true,
   input: () => z.object({ limit: limitArg('Tickets per list', DEFAULT_PAGE, MY_LIST_LIMIT) }),
   output: z.object(Object.fromEntries(MY_LISTS.map((k) => [k, z.array(compactTicket)])) as Record<(typeof MY_LISTS)[number], z.ZodArray<typeof compactTicket>>),

@@ -8,7 +8,7 @@ export const listChangesTool = defineTool({
   description:
     'Ticket changes in commit order (kind: timeline event kind, "deleted" when a ticket you could see was deleted, or "gone" when a ticket left your sight). Start with after=0, then pass nextAfter; pollAfterSeconds 0 means more to read now.',
   toolset: 'tickets',
-  writes: false,
+  action: 'changes.list',
   idempotent: true,
   input: () => changesQuery,
   output: z.object({

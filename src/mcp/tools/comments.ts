@@ -42,7 +42,7 @@ export const addCommentTool = defineTool({
   title: 'Add comment',
   description: 'Comment on a ticket in Markdown. Default audience: internal for workspace users, client for client users. Returns the comment.',
   toolset: 'tickets',
-  writes: true,
+  action: 'comments.create',
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -61,7 +61,7 @@ export const listCommentsTool = defineTool({
   title: 'List comments',
   description: 'The comments of a ticket you may read, oldest first, in full; page with nextCursor.',
   toolset: 'tickets',
-  writes: false,
+  action: 'comments.list',
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), cursor: cursorArg, limit: limitArg('Page size', DEFAULT_PAGE, COMMENT_PAGE_MAX) }),
   output: z.object({ items: z.array(comment), nextCursor: z.string().nullable() }),
@@ -77,7 +77,7 @@ export const editCommentTool = defineTool({
   title: 'Edit comment',
   description: 'Change the body or audience of your own comment.',
   toolset: 'tickets',
-  writes: true,
+  action: 'comments.edit',
   idempotent: true,
   input: () =>
     z.object({
@@ -105,7 +105,7 @@ export const deleteCommentTool = defineTool({
   title: 'Delete comment',
   description: 'Delete a comment: your own, or any as owner/admin. Its attachments go with it.',
   toolset: 'tickets',
-  writes: true,
+  action: 'comments.delete',
   destructive: true,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), comment: z.string().describe('Comment id.') }),

@@ -14,7 +14,7 @@ export const getContextPackTool = defineTool({
   title: 'Get context pack',
   description: `What needs attention, in one call: assigned to you; open tickets overdue, due within ${DUE_SOON_DAYS} days, blocked by an open ticket, or stale (no change in ${STALE_DAYS} days); tickets with your unbilled time. omitted counts what each list left out.`,
   toolset: 'context',
-  writes: false,
+  action: 'context.pack',
   idempotent: true,
   input: (s) =>
     z.object({

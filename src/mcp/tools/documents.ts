@@ -33,7 +33,7 @@ export const listDocumentsTool = defineTool({
   description:
     'Client timesheet documents you may download, newest first. scope is the widest rule you hold: all, client, projects, or none (then the list is empty).',
   toolset: 'documents',
-  writes: false,
+  action: 'documents.list',
   idempotent: true,
   input: () => z.object({ client: clientArg.optional(), runId: z.string().optional().describe('Billing run id.') }),
   output: z.object({ scope: z.enum(['all', 'client', 'projects', 'none']), documents: z.array(document) }),
@@ -68,7 +68,7 @@ export const getBankBalancesTool = defineTool({
   description:
     "Prepaid time banks: deposited, consumed (billed) and remaining minutes. Owner/admin: all; project managers: their projects' clients; billing contacts: their client.",
   toolset: 'documents',
-  writes: false,
+  action: 'banks.balances',
   idempotent: true,
   input: () => z.object({ client: clientArg.optional() }),
   output: z.object({

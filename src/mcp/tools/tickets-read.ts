@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getTicketPage, type TicketPage } from '../../core/tickets/get.ts';
+import type { CommentWindow } from '../../core/tickets/page-sql.ts';
 import { LIST_LIMIT_MAX, listTickets } from '../../core/tickets/list.ts';
 import { cursorArg, DEFAULT_PAGE, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
 import { compact, ticketList, ticketListText } from '../shapes.ts';
@@ -10,7 +11,7 @@ export const searchTicketsTool = defineTool({
   title: 'Search tickets',
   description: `Find tickets by full text and filters (names or ids), most recently updated first. Compact summaries; page with nextCursor (default ${DEFAULT_PAGE}, max ${LIST_LIMIT_MAX}). get_ticket shows one in full.`,
   toolset: 'tickets',
-  writes: false,
+  action: 'tickets.list',
   idempotent: true,
   input: (s) =>
     z.object({
@@ -34,9 +35,8 @@ export const searchTicketsTool = defineTool({
   text: ticketListText,
 });
 
-/** Comments shown by default: the latest few, each cut to a readable length. */
-export const DEFAULT_COMMENTS = 3;
-export const TRIMMED_BODY = 500;
+/** Comments shown by default: the latest few, each cut to a readable length (the core cuts them). */
+const LATEST_COMMENTS: CommentWindow = { latestComments: 3, commentChars: 500 };
 
 const ref = z.object({ id: z.string(), humanId: z.string(), title: z.string(), state: z.string() });
 /** `direction` on duplicates only: outgoing = this ticket duplicates the other. */
@@ -95,10 +95,8 @@ const refOf = (r: { id: string; humanId: string; title: string; state: { name: s
   state: r.state.name,
 });
 
-/** The TicketPage made compact: names instead of nested objects where lists repeat them, no HTML, comments trimmed unless asked. */
+/** The TicketPage made compact: names instead of nested objects where lists repeat them, no HTML. */
 export function ticketDetailOf(page: TicketPage, include: readonly Include[]): z.input<typeof ticketDetail> {
-  const all = include.includes('comments');
-  const comments = all ? page.comments : page.comments.slice(-DEFAULT_COMMENTS);
   const l = page.links;
   return {
     id: page.id,
@@ -137,14 +135,8 @@ export function ticketDetailOf(page: TicketPage, include: readonly Include[]): z
     attachments: page.attachments.map(({ id, filename, size }) => ({ id, filename, size })),
     permissions: { ...page.permissions },
     commentCount: page.commentCount,
-    comments: comments.map((c) => ({
-      id: c.id,
-      author: c.author?.name ?? null,
-      audience: c.audience,
-      body: all || c.body.length <= TRIMMED_BODY ? c.body : `${c.body.slice(0, TRIMMED_BODY)}…`,
-      createdAt: c.createdAt,
-    })),
-    commentsOmitted: page.comments.length - comments.length,
+    comments: page.comments.map((c) => ({ id: c.id, author: c.author?.name ?? null, audience: c.audience, body: c.body, createdAt: c.createdAt })),
+    commentsOmitted: page.commentsOmitted ?? 0,
     ...(include.includes('events')
       ? { events: page.events.map((e) => ({ kind: e.kind, actor: e.actor?.name ?? null, payload: e.payload, createdAt: e.createdAt })) }
       : {}),
@@ -157,7 +149,7 @@ export const getTicketTool = defineTool({
   description:
     'One ticket in full: description, people, links (with linkIds), time, code-host links, your permissions, latest comments trimmed. include "comments" for all in full, "events" for the timeline.',
   toolset: 'tickets',
-  writes: false,
+  action: 'tickets.read',
   idempotent: true,
   input: () =>
     z.object({
@@ -166,5 +158,5 @@ export const getTicketTool = defineTool({
     }),
   output: ticketDetail,
   fields: { ref: 'ticket' },
-  run: async (ctx, a) => ticketDetailOf(await getTicketPage(ctx, a.ticket), a.include),
+  run: async (ctx, a) => ticketDetailOf(await getTicketPage(ctx, a.ticket, { comments: a.include.includes('comments') ? null : LATEST_COMMENTS }), a.include),
 });

@@ -86,7 +86,7 @@ export const createTicketTool = defineTool({
   description:
     'Start a ticket in a project (you become its reporter). Omitted kind, state and priority take the workspace defaults. Returns the new ticket summary.',
   toolset: 'tickets',
-  writes: true,
+  action: 'tickets.create',
   input: createInput,
   output: compactTicket,
   fields: FIELDS,
@@ -116,7 +116,7 @@ export const updateTicketTool = defineTool({
   description:
     'Change fields of a ticket; send only what changes (labels replaces the set, null clears). Moving to another state is `state`. Billing fields need billing rights. Returns the updated summary.',
   toolset: 'tickets',
-  writes: true,
+  action: 'tickets.update',
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -159,7 +159,7 @@ export const moveTicketTool = defineTool({
   description:
     'Move a ticket to another project, or route it out of the Inbox. It gets a new human id (old ones keep working). A billing-client reset needs an owner/admin with confirmReset.',
   toolset: 'tickets',
-  writes: true,
+  action: 'tickets.move',
   input: (s) =>
     z.object({
       ticket: ticketArg(),

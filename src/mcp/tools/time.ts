@@ -8,7 +8,7 @@ import { listTime, MAX_RANGE_DAYS, totalMinutes } from '../../core/time/list.ts'
 import { logTime, logTimeInput } from '../../core/time/log.ts';
 import { parseUuid } from '../../core/validation.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
-import { defineTool, workspaceUsersOnly as staffOnly } from '../tool.ts';
+import { defineTool } from '../tool.ts';
 
 const clockArg = z.string().nullable().describe('Start time HH:MM (your timezone).');
 const noteArg = noteSchema.nullable().describe('Internal note, never shown to clients.');
@@ -19,8 +19,7 @@ export const logTimeTool = defineTool({
   title: 'Log time',
   description: 'Log minutes you worked on a ticket (in a project) on a date. Entries are always yours. Returns the entry id.',
   toolset: 'time',
-  writes: true,
-  available: staffOnly,
+  action: 'time.log',
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -51,9 +50,8 @@ export const updateTimeEntryTool = defineTool({
   title: 'Update time entry',
   description: "Change your time entry (owner/admin: anyone's) in an open period: date, start, minutes, note, billable. Billed entries never change.",
   toolset: 'time',
-  writes: true,
+  action: 'time.edit',
   idempotent: true,
-  available: staffOnly,
   input: () =>
     z.object({
       entryId: z.string().describe('Time entry id.'),
@@ -91,9 +89,8 @@ export const getTimeEntriesTool = defineTool({
   title: 'Get time entries',
   description: `Time entries of one person (default you; others need owner/admin) between two dates (at most ${MAX_RANGE_DAYS} days), oldest first, with the total.`,
   toolset: 'time',
-  writes: false,
+  action: 'time.list',
   idempotent: true,
-  available: staffOnly,
   input: () =>
     z.object({
       from: dateArg('First day'),
@@ -142,9 +139,8 @@ export const listCategoriesTool = defineTool({
   title: 'List consultant categories',
   description: 'The consultant categories people bill as (e.g. "Senior developer").',
   toolset: 'time',
-  writes: false,
+  action: 'categories.list',
   idempotent: true,
-  available: staffOnly,
   input: () => z.object({}),
   output: z.object({ categories: z.array(z.object({ id: z.string(), name: z.string() })) }),
   run: (ctx) => listCategories(ctx),

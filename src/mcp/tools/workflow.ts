@@ -10,7 +10,7 @@ export const getWorkflowTool = defineTool({
   description:
     'The workspace vocabulary: states (board order, open/closed, default, customer-resolve), kinds, priorities (position 0 most urgent) and labels. Tools accept them by id, key or name.',
   toolset: 'workflow',
-  writes: false,
+  action: 'workflow.read',
   idempotent: true,
   input: () => z.object({}),
   output: z.object({
