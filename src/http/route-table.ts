@@ -2,7 +2,6 @@ import type { Middleware } from 'koa';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { ACTIONS, type Action } from '../core/access/actions.ts';
-import { parseUuid } from '../core/validation.ts';
 import type { AppContext, AppDeps, AppState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 
@@ -59,12 +58,11 @@ export interface RouteGroup {
   routes: RouteDef[];
 }
 
-/** A path parameter holding a UUID: anything else is 400 `bad_uuid` naming `field`. */
-export const uuidParam = (field = 'id') =>
-  z
-    .string()
-    .transform((v) => parseUuid(v, field))
-    .describe(`${field}: a UUID`);
+/**
+ * A path parameter holding a UUID, passed on raw: the core operation parses it (400 `bad_uuid`
+ * naming `field`) after authorizing, so a caller lacking the scope or session gets 403 first.
+ */
+export const idParam = (field = 'id') => z.string().describe(`${field}: a UUID, parsed by the core.`);
 
 /** A path `{ref}`: a ticket UUID or human id (`PREFIX-N`), read by the core's parseTicketRef. */
 export const ticketRefParam = z.string().describe('A ticket UUID or human id (PREFIX-N), at most 60 characters.');

@@ -1,5 +1,6 @@
 import contentDisposition from 'content-disposition';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -29,8 +30,9 @@ export interface AttachmentDownload {
  * stored type (risky types become application/octet-stream), inline only for a safe image
  * uploaded as inline, an RFC 6266/5987 filename, no caching, no sniffing, a sandboxing CSP.
  */
-export async function downloadAttachment(ctx: Ctx, attachmentId: string): Promise<AttachmentDownload> {
+export async function downloadAttachment(ctx: Ctx, rawAttachmentId: string): Promise<AttachmentDownload> {
   authorize(ctx, 'attachments.download');
+  const attachmentId = parseUuid(rawAttachmentId, 'attachmentId');
   const { sql, principal: p } = ctx;
   const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
     select a.ticket_id as "ticketId", a.audience, c.audience as "commentAudience"

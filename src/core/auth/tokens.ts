@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { invalid, notFound, unauthenticated } from '../errors.ts';
 import { datetimeSchema } from '../input.ts';
@@ -133,8 +134,9 @@ export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
 export const TOKEN_REVOKED_CHANNEL = 'wt_token_revoked';
 
 /** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
-export async function revokeToken(ctx: Ctx, id: string): Promise<{ ok: true }> {
+export async function revokeToken(ctx: Ctx, rawId: string): Promise<{ ok: true }> {
   authorize(ctx, 'tokens.revoke');
+  const id = parseUuid(rawId, 'id');
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
     const [row] = await sql<{ id: string }[]>`

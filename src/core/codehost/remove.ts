@@ -1,12 +1,14 @@
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 
 /** DELETE /tickets/{ref}/codehost/{linkId}: needs edit rights; the reference must belong to this ticket. */
-export async function removeCodehostLink(ctx: Ctx, ref: string, linkId: string): Promise<{ ok: true }> {
+export async function removeCodehostLink(ctx: Ctx, ref: string, rawLinkId: string): Promise<{ ok: true }> {
   authorize(ctx, 'codehost.remove');
+  const linkId = parseUuid(rawLinkId, 'linkId');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -29,8 +30,9 @@ async function readableComment(ctx: Ctx, ticketId: string, perms: TicketPermissi
  * new audience must both be writable by the caller, and mentions apply as on a new comment.
  * An edit that changes nothing writes nothing.
  */
-export async function editComment(ctx: Ctx, ref: string, commentId: string, input: unknown): Promise<Comment> {
+export async function editComment(ctx: Ctx, ref: string, rawCommentId: string, input: unknown): Promise<Comment> {
   authorize(ctx, 'comments.edit');
+  const commentId = parseUuid(rawCommentId, 'commentId');
   const data = editCommentInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
@@ -60,8 +62,9 @@ export async function editComment(ctx: Ctx, ref: string, commentId: string, inpu
  * DELETE /tickets/{ref}/comments/{id}: the author, or an Owner or Admin (moderation). The
  * comment's attachments go with it.
  */
-export async function deleteComment(ctx: Ctx, ref: string, commentId: string): Promise<{ ok: true }> {
+export async function deleteComment(ctx: Ctx, ref: string, rawCommentId: string): Promise<{ ok: true }> {
   authorize(ctx, 'comments.delete');
+  const commentId = parseUuid(rawCommentId, 'commentId');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });

@@ -1,4 +1,5 @@
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
@@ -10,8 +11,9 @@ import { loadTicket } from '../tickets/load.ts';
  * this ticket (as source or target) and its other end must be visible too, else 404; a removal
  * is recorded on both tickets.
  */
-export async function removeLink(ctx: Ctx, ref: string, linkId: string): Promise<{ ok: true }> {
+export async function removeLink(ctx: Ctx, ref: string, rawLinkId: string): Promise<{ ok: true }> {
   authorize(ctx, 'links.remove');
+  const linkId = parseUuid(rawLinkId, 'linkId');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);

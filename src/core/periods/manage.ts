@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { dateSchema } from '../input.ts';
@@ -74,8 +75,9 @@ async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ c
 }
 
 /** POST /periods/{id}/close: freezes the work facts of every entry in the period. Closing a closed period changes nothing. */
-export async function closePeriod(ctx: Ctx, id: string): Promise<Period> {
+export async function closePeriod(ctx: Ctx, rawId: string): Promise<Period> {
   authorize(ctx, 'periods.close');
+  const id = parseUuid(rawId, 'id');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const { closed } = await lockPeriod(sql, p.workspaceId, id);
@@ -87,8 +89,9 @@ export async function closePeriod(ctx: Ctx, id: string): Promise<Period> {
 }
 
 /** POST /periods/{id}/reopen: refused once a billing run allocated any entry of the period. */
-export async function reopenPeriod(ctx: Ctx, id: string): Promise<Period> {
+export async function reopenPeriod(ctx: Ctx, rawId: string): Promise<Period> {
   authorize(ctx, 'periods.reopen');
+  const id = parseUuid(rawId, 'id');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockPeriod(sql, p.workspaceId, id);

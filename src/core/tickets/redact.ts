@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
@@ -10,14 +11,15 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
 
 /**
  * POST /tickets/{id}/redact: Owner or Admin, from a browser session re-authenticated within ten
- * minutes; `ticketId` is the ticket UUID (the route refuses anything else). A ticket the caller
+ * minutes; `ticketId` is the ticket UUID (anything else is 400 `bad_uuid`, never a human id that could be reused). A ticket the caller
  * cannot see is 404 before any role check. Everything descriptive the ticket holds becomes the
  * marker `[redacted]` or goes: see `redactContent`. A `redacted` event keeps the reason.
  * `runs` counts the billing runs whose documents were superseded by re-rendering; the document
  * tables exist but no operation issues a document yet, so it is 0 (billing adds the re-rendering here).
  */
-export async function redactTicket(ctx: Ctx, ticketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
+export async function redactTicket(ctx: Ctx, rawTicketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
   authorize(ctx, 'tickets.redact');
+  const ticketId = parseUuid(rawTicketId, 'id');
   const input = parseTicketInput(redactTicketInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;

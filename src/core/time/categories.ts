@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { unknownPerson } from '../resolve/people.ts';
@@ -50,12 +51,14 @@ export async function assertCategory(ctx: Ctx, categoryId: string): Promise<void
  */
 export async function setProjectCategory(
   ctx: Ctx,
-  projectId: string,
-  identityId: string,
+  rawProjectId: string,
+  rawIdentityId: string,
   input: unknown,
 ): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
   const p = ctx.principal;
   authorize(ctx, 'categories.assign');
+  const projectId = parseUuid(rawProjectId, 'projectId');
+  const identityId = parseUuid(rawIdentityId, 'identityId');
   const body = projectCategoryInput.parse(input);
   if (body.categoryId) await assertCategory(ctx, body.categoryId);
   const [row] = await ctx.sql<{ categoryId: string | null }[]>`

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, invalid } from '../errors.ts';
 import { periodForDate } from '../periods/resolve.ts';
@@ -26,9 +27,10 @@ export type CorrectTimeInput = z.input<typeof correctTimeInput>;
  * author, project, billing client, category and billable flag. The original row is locked,
  * so concurrent corrections see each other and the net stays at or above zero.
  */
-export async function correctTime(ctx: Ctx, id: string, input: unknown): Promise<{ id: string }> {
+export async function correctTime(ctx: Ctx, rawId: string, input: unknown): Promise<{ id: string }> {
   const p = ctx.principal;
   authorize(ctx, 'time.correct');
+  const id = parseUuid(rawId, 'id');
   const body = correctTimeInput.parse(input);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;

@@ -1,4 +1,5 @@
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden } from '../errors.ts';
@@ -11,9 +12,10 @@ import { chainNet, lockEntry, netNegative } from './common.ts';
  * (a correction is made instead). An entry that has corrections stays too (`entry_corrected`),
  * and deleting a correction may not take its chain's net below zero.
  */
-export async function deleteTime(ctx: Ctx, id: string): Promise<{ ok: true }> {
+export async function deleteTime(ctx: Ctx, rawId: string): Promise<{ ok: true }> {
   const p = ctx.principal;
   authorize(ctx, 'time.delete');
+  const id = parseUuid(rawId, 'id');
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const e = await lockEntry(ctx, id);

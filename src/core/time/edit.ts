@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { clientOnProject } from '../access/visible.ts';
 import { requireAdmin, requireSession } from '../auth/guards.ts';
 import { isAdminRole } from '../auth/principal.ts';
@@ -69,8 +70,9 @@ function changedFields(e: LockedEntry, b: Body): Field[] {
  * A correction and its original keep one attribution and billable flag (`attribution_diverges`), and their
  * running net never goes below zero.
  */
-export async function editTime(ctx: Ctx, id: string, input: unknown): Promise<{ id: string }> {
+export async function editTime(ctx: Ctx, rawId: string, input: unknown): Promise<{ id: string }> {
   authorize(ctx, 'time.edit');
+  const id = parseUuid(rawId, 'id');
   const p = ctx.principal;
   const body = editTimeInput.parse(input ?? {});
   return tx(ctx, async (ctx) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { requireAdmin } from '../auth/guards.ts';
 import type { Ctx } from '../ctx.ts';
 import { invalid } from '../errors.ts';
@@ -24,9 +25,10 @@ export interface MemberSettings {
  * PATCH /members/{identityId} (browser session): a workspace user's time settings.
  * Timezone and weekly target: the person themselves, or Owner/Admin. Default category: Owner/Admin.
  */
-export async function updateMemberSettings(ctx: Ctx, identityId: string, input: unknown): Promise<MemberSettings> {
+export async function updateMemberSettings(ctx: Ctx, rawIdentityId: string, input: unknown): Promise<MemberSettings> {
   const p = ctx.principal;
   authorize(ctx, 'members.update');
+  const identityId = parseUuid(rawIdentityId, 'identityId');
   const body = memberSettingsInput.parse(input ?? {});
   if (identityId !== p.identityId) requireAdmin(p, "Only an owner or admin may change someone else's settings.");
   if (body.categoryId !== undefined) requireAdmin(p, 'Only an owner or admin may set the category.', { field: 'categoryId' });

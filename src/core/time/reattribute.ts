@@ -1,4 +1,5 @@
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -9,9 +10,10 @@ import { loadTicket } from '../tickets/load.ts';
  * at the ticket's current billing client. Entries of closed periods are included: attribution
  * is not a work fact. Billed entries and correction chains keep their client.
  */
-export async function reattributeTicketTime(ctx: Ctx, ticketId: string): Promise<{ updated: number }> {
+export async function reattributeTicketTime(ctx: Ctx, rawTicketId: string): Promise<{ updated: number }> {
   const p = ctx.principal;
   authorize(ctx, 'time.reattribute');
+  const ticketId = parseUuid(rawTicketId, 'id');
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     // A hidden ticket is 404 before any role check (the contract's first rule).

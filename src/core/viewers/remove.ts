@@ -1,4 +1,5 @@
 import { authorize } from '../access/authorize.ts';
+import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -10,8 +11,9 @@ import { canRemoveViewer } from '../tickets/permissions.ts';
  * not stored as a viewer); someone who is not a viewer is 404; then `canRemoveViewer` decides:
  * anyone may remove themselves, others need `permissions.addViewers`.
  */
-export async function removeViewer(ctx: Ctx, ref: string, identityId: string): Promise<{ ok: true }> {
+export async function removeViewer(ctx: Ctx, ref: string, rawIdentityId: string): Promise<{ ok: true }> {
   authorize(ctx, 'viewers.remove');
+  const identityId = parseUuid(rawIdentityId, 'identityId');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);

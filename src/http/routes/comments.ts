@@ -11,7 +11,7 @@ import { listComments, listCommentsQuery } from '../../core/comments/list.ts';
 import { AppError, invalid } from '../../core/errors.ts';
 import { coreCtx, type AppContext, type AppDeps } from '../context.ts';
 import { cleanInput } from '../middleware/input.ts';
-import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -88,7 +88,7 @@ function uploadedFile(ctx: AppContext): UploadedFile | null {
 }
 
 const byRef = z.object({ ref: ticketRefParam });
-const byComment = z.object({ ref: ticketRefParam, id: uuidParam('commentId') });
+const byComment = z.object({ ref: ticketRefParam, id: idParam('commentId') });
 
 /** Routes for comments and attachments (issue 3). */
 export const commentsRoutes = [
@@ -150,7 +150,7 @@ export const commentsRoutes = [
     method: 'GET',
     path: '/attachments/:id/download',
     action: 'attachments.download',
-    input: { params: z.object({ id: uuidParam('attachmentId') }) },
+    input: { params: z.object({ id: idParam('attachmentId') }) },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadAttachment(coreCtx(deps, ctx), params.id);

@@ -9,10 +9,10 @@ import { addViewers, addViewersInput } from '../../core/viewers/add.ts';
 import { previewVisibility, visibilityPreviewInput } from '../../core/viewers/preview.ts';
 import { removeViewer } from '../../core/viewers/remove.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
-const byLink = z.object({ ref: ticketRefParam, linkId: uuidParam('linkId') });
+const byLink = z.object({ ref: ticketRefParam, linkId: idParam('linkId') });
 
 /** Routes for parent, links, code-host references, viewers, visibility preview (issue 3). */
 export const ticketRelationsRoutes = [
@@ -92,7 +92,7 @@ export const ticketRelationsRoutes = [
     method: 'DELETE',
     path: '/tickets/:ref/viewers/:identityId',
     action: 'viewers.remove',
-    input: { params: z.object({ ref: ticketRefParam, identityId: uuidParam('identityId') }) },
+    input: { params: z.object({ ref: ticketRefParam, identityId: idParam('identityId') }) },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await removeViewer(coreCtx(deps, ctx), params.ref, params.identityId);

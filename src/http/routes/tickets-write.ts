@@ -8,7 +8,7 @@ import { redactTicket } from '../../core/tickets/redact.ts';
 import { archiveTicketInput, createTicketInput, moveTicketInput, redactTicketInput, updateTicketInput } from '../../core/tickets/schemas.ts';
 import { updateTicket } from '../../core/tickets/update.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, ticketRefParam, uuidParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
 
@@ -74,7 +74,7 @@ export const ticketsWriteRoutes = [
     path: '/tickets/:id/redact',
     action: 'tickets.redact',
     // redaction names the ticket by UUID only, never by a human id that could be reused
-    input: { params: z.object({ id: uuidParam('id') }), body: redactTicketInput },
+    input: { params: z.object({ id: idParam('id') }), body: redactTicketInput },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await redactTicket(coreCtx(deps, ctx), params.id, ctx.request.body);

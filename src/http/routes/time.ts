@@ -9,9 +9,9 @@ import { logTime, logTimeInput } from '../../core/time/log.ts';
 import { memberSettingsInput, updateMemberSettings } from '../../core/time/member-settings.ts';
 import { reattributeTicketTime } from '../../core/time/reattribute.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, uuidParam } from '../route-table.ts';
+import { defineRoute, idParam } from '../route-table.ts';
 
-const byId = z.object({ id: uuidParam() });
+const byId = z.object({ id: idParam() });
 
 /** Routes for time entries, periods, consultant categories and members' time settings (issue 5). */
 export const timeRoutes = [
@@ -143,7 +143,7 @@ export const timeRoutes = [
     method: 'PATCH',
     path: '/members/:identityId',
     action: 'members.update',
-    input: { params: z.object({ identityId: uuidParam('identityId') }), body: memberSettingsInput },
+    input: { params: z.object({ identityId: idParam('identityId') }), body: memberSettingsInput },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await updateMemberSettings(coreCtx(deps, ctx), params.identityId, ctx.request.body);
@@ -153,7 +153,7 @@ export const timeRoutes = [
     method: 'PUT',
     path: '/projects/:projectId/members/:identityId/category',
     action: 'categories.assign',
-    input: { params: z.object({ projectId: uuidParam('projectId'), identityId: uuidParam('identityId') }), body: projectCategoryInput },
+    input: { params: z.object({ projectId: idParam('projectId'), identityId: idParam('identityId') }), body: projectCategoryInput },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await setProjectCategory(coreCtx(deps, ctx), params.projectId, params.identityId, ctx.request.body);

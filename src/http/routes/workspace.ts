@@ -3,7 +3,7 @@ import { createToken, createTokenInput, listTokens, revokeToken } from '../../co
 import { getWorkflow } from '../../core/workflow/get.ts';
 import { coreCtx } from '../context.ts';
 import { cachedJson } from '../json.ts';
-import { defineRoute, uuidParam } from '../route-table.ts';
+import { defineRoute, idParam } from '../route-table.ts';
 
 /** Workspace-level routes: workflow (token read) and token management (session only). */
 export const workspaceRoutes = [
@@ -43,7 +43,7 @@ export const workspaceRoutes = [
     method: 'DELETE',
     path: '/tokens/:id',
     action: 'tokens.revoke',
-    input: { params: z.object({ id: uuidParam() }) },
+    input: { params: z.object({ id: idParam() }) },
     output: null,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await revokeToken(coreCtx(deps, ctx), params.id);

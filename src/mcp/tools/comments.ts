@@ -5,7 +5,6 @@ import { COMMENT_PAGE_MAX, listComments } from '../../core/comments/list.ts';
 import type { Comment } from '../../core/comments/present.ts';
 import { resolvePersonIds } from '../../core/resolve/people.ts';
 import type { Ctx } from '../../core/ctx.ts';
-import { parseUuid } from '../../core/validation.ts';
 import { cursorArg, DEFAULT_PAGE, defined, limitArg, ticketArg } from '../args.ts';
 import { ok } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
@@ -90,14 +89,7 @@ export const editCommentTool = defineTool({
   output: comment,
   fields: FIELDS,
   run: async (ctx, a) =>
-    commentOf(
-      await editComment(
-        ctx,
-        a.ticket,
-        parseUuid(a.comment, 'commentId'),
-        defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }),
-      ),
-    ),
+    commentOf(await editComment(ctx, a.ticket, a.comment, defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }))),
 });
 
 export const deleteCommentTool = defineTool({
@@ -111,5 +103,5 @@ export const deleteCommentTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), comment: z.string().describe('Comment id.') }),
   output: ok,
   fields: FIELDS,
-  run: (ctx, a) => deleteComment(ctx, a.ticket, parseUuid(a.comment, 'commentId')),
+  run: (ctx, a) => deleteComment(ctx, a.ticket, a.comment),
 });

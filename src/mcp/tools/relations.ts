@@ -5,7 +5,6 @@ import { addLink } from '../../core/links/add.ts';
 import { removeLink } from '../../core/links/remove.ts';
 import { resolveLinkToRemove, resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { setParent } from '../../core/tickets/parent.ts';
-import { parseUuid } from '../../core/validation.ts';
 import { defined, ticketArg } from '../args.ts';
 import { ok } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
@@ -98,5 +97,5 @@ export const removeCodehostLinkTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), linkId: z.string().describe('Code-host link id.') }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => removeCodehostLink(ctx, a.ticket, parseUuid(a.linkId, 'linkId')),
+  run: (ctx, a) => removeCodehostLink(ctx, a.ticket, a.linkId),
 });

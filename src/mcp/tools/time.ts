@@ -6,7 +6,6 @@ import { noteSchema } from '../../core/time/common.ts';
 import { editTime, editTimeInput } from '../../core/time/edit.ts';
 import { listTime, MAX_RANGE_DAYS, totalMinutes } from '../../core/time/list.ts';
 import { logTime, logTimeInput } from '../../core/time/log.ts';
-import { parseUuid } from '../../core/validation.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
 import { defineTool } from '../tool.ts';
 
@@ -52,6 +51,7 @@ export const updateTimeEntryTool = defineTool({
   toolset: 'time',
   action: 'time.edit',
   idempotent: true,
+  fields: { id: 'entryId' },
   input: () =>
     z.object({
       entryId: z.string().describe('Time entry id.'),
@@ -62,12 +62,7 @@ export const updateTimeEntryTool = defineTool({
       billable: z.boolean().optional().describe('Billable to the client.'),
     }),
   output: idResult,
-  run: (ctx, a) =>
-    editTime(
-      ctx,
-      parseUuid(a.entryId, 'entryId'),
-      defined({ spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable }),
-    ),
+  run: (ctx, a) => editTime(ctx, a.entryId, defined({ spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable })),
 });
 
 const entry = z.object({
