@@ -86,8 +86,12 @@ export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null 
   const body = window
     ? sql`case when length(c.body) > ${window.commentChars}::int then left(c.body, ${window.commentChars}::int) || '…' else c.body end`
     : sql`c.body`;
-  const readable = sql`select * from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])`;
-  const rows = window ? sql`(${readable} order by c.created_at desc, c.id desc limit ${window.latestComments}::int)` : sql`(${readable})`;
+  const readable = sql`c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])`;
+  // Without a window the page's statement stays exactly what it was before windows existed.
+  const rows = window
+    ? sql`(select * from comments c where ${readable} order by c.created_at desc, c.id desc limit ${window.latestComments}::int) c`
+    : sql`comments c`;
+  const where = window ? sql`` : sql`where ${readable}`;
   return sql`coalesce((
     select json_agg(json_build_object(
              'id', c.id, 'body', ${body}, 'audience', c.audience,
@@ -95,10 +99,11 @@ export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null 
              'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
              'edited', c.updated_at > c.created_at)
            order by c.created_at, c.id)
-    from ${rows} c
+    from ${rows}
     left join identities ci on ci.id = c.author_id
     left join memberships cm on cm.workspace_id = c.workspace_id and cm.identity_id = c.author_id
-    left join clients cc on cc.id = cm.client_id), '[]'::json)`;
+    left join clients cc on cc.id = cm.client_id
+    ${where}), '[]'::json)`;
 }
 
 /**
