@@ -5,8 +5,9 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
 import { allowedHosts, assertHostAndOrigin } from '../core/auth/origin.ts';
+import { bearerSecret } from '../core/auth/tokens.ts';
 import { makeCtx } from '../core/ctx.ts';
-import { AppError, unauthenticated } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
 import type { Services } from '../core/services.ts';
 import { parseOptions, type McpOptions } from './options.ts';
@@ -81,9 +82,8 @@ export function mcpRoutes(deps: Services) {
   const handle = async (ctx: McpContext) => {
     reachedRoute.add(ctx);
     assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
-    const principal: Principal = { ...(await deps.verifier.verify(m[1]!, null, (deps.now ?? (() => new Date()))())), source: 'mcp' };
+    const secret = bearerSecret(ctx.get('authorization'));
+    const principal: Principal = { ...(await deps.verifier.verify(secret, null, (deps.now ?? (() => new Date()))())), source: 'mcp' };
     if (await limitMcpRequest(deps, ctx, principal)) return;
     const body: unknown = ctx.request.body;
     const requestId = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : null;
@@ -108,7 +108,7 @@ export function mcpRoutes(deps: Services) {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     const req = ctx.req as typeof ctx.req & { auth?: AuthInfo };
-    req.auth = { token: m[1]!, clientId: principal.tokenId ?? principal.identityId, scopes: [...principal.scopes], extra: { principal } };
+    req.auth = { token: secret, clientId: principal.tokenId ?? principal.identityId, scopes: [...principal.scopes], extra: { principal } };
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

@@ -166,6 +166,13 @@ interface VerifiedToken {
   cachedUntil: number;
 }
 
+/** The secret of an `Authorization: Bearer <token>` header; any other form is 401, the same for every adapter. */
+export function bearerSecret(header: string): string {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
+  return m[1]!;
+}
+
 /**
  * Verifies Bearer tokens. A verified token is cached for a few seconds so the hot path
  * costs no database round trip; a revocation clears it at once on every process through

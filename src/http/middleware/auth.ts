@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import { assertCsrf } from '../../core/auth/csrf.ts';
 import { findSession, sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
+import { bearerSecret } from '../../core/auth/tokens.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
@@ -31,9 +32,7 @@ export function authenticate(deps: AppDeps) {
     const header = ctx.get('authorization');
     const now = (deps.now ?? (() => new Date()))();
     if (header) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
-      ctx.state.principal = await deps.verifier.verify(m[1]!, slug, now);
+      ctx.state.principal = await deps.verifier.verify(bearerSecret(header), slug, now);
       if (deps.limits) ctx.set(await deps.limits.consume(ctx.state.principal.tokenId!, requestKindOf(ctx.method)));
     } else {
       const session = await cookieSession(deps, ctx);
