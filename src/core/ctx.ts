@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Caches } from './cache.ts';
+import { clockOf } from './services.ts';
 
 /**
  * What every core operation receives: the database handle (or the open transaction),
@@ -24,7 +25,7 @@ export function makeCtx(services: { sql: Db; caches?: Caches; now?: () => Date }
     sql: openTx ?? services.sql,
     ...(openTx ? { inTx: true } : {}),
     principal,
-    now: services.now ?? (() => new Date()),
+    now: clockOf(services),
     caches: services.caches,
   };
 }

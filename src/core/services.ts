@@ -22,3 +22,6 @@ export interface Services {
   limits?: TokenLimits;
   now?: () => Date;
 }
+
+/** The process clock: the injected one (tests), else the system's. */
+export const clockOf = (services: Pick<Services, 'now'>): (() => Date) => services.now ?? (() => new Date());

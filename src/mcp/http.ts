@@ -10,6 +10,7 @@ import { makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
 import type { Services } from '../core/services.ts';
+import { clockOf } from '../core/services.ts';
 import { parseOptions, type McpOptions } from './options.ts';
 import { limitMcpRequest } from './limits.ts';
 import { buildMcpServer } from './server.ts';
@@ -83,7 +84,7 @@ export function mcpRoutes(deps: Services) {
     reachedRoute.add(ctx);
     assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));
     const secret = bearerSecret(ctx.get('authorization'));
-    const principal: Principal = { ...(await deps.verifier.verify(secret, null, (deps.now ?? (() => new Date()))())), source: 'mcp' };
+    const principal: Principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp' };
     if (await limitMcpRequest(deps, ctx, principal)) return;
     const body: unknown = ctx.request.body;
     const requestId = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : null;

@@ -6,6 +6,7 @@ import { unauthenticated } from '../../core/errors.ts';
 import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { idempotent, wantsIdempotency } from './idempotency.ts';
+import { clockOf } from '../../core/services.ts';
 
 export const SESSION_COOKIE = 'wt_session';
 
@@ -13,7 +14,7 @@ export const SESSION_COOKIE = 'wt_session';
 export async function cookieSession(deps: AppDeps, ctx: AppContext): Promise<Session | null> {
   const secret = ctx.cookies.get(SESSION_COOKIE);
   if (!secret) return null;
-  const session = await findSession(deps.sql, secret, (deps.now ?? (() => new Date()))());
+  const session = await findSession(deps.sql, secret, clockOf(deps)());
   if (!session) return null;
   assertCsrf(session, ctx.method, ctx.get('x-csrf-token'));
   return session;
@@ -30,7 +31,7 @@ export function authenticate(deps: AppDeps) {
   return async (ctx: AppContext, next: Next) => {
     const slug = ctx.params.slug ?? '';
     const header = ctx.get('authorization');
-    const now = (deps.now ?? (() => new Date()))();
+    const now = clockOf(deps)();
     if (header) {
       ctx.state.principal = await deps.verifier.verify(bearerSecret(header), slug, now);
       if (deps.limits) ctx.set(await deps.limits.consume(ctx.state.principal.tokenId!, requestKindOf(ctx.method)));

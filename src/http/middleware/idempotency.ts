@@ -3,6 +3,7 @@ import { invalid } from '../../core/errors.ts';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent, type StoredResponse } from '../../core/idempotency/keys.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { errorEnvelope } from './errors.ts';
+import { clockOf } from '../../core/services.ts';
 
 const HEADER = 'idempotency-key';
 /** Response headers that belong to the answer and are replayed with it. */
@@ -45,7 +46,7 @@ export async function idempotent(deps: AppDeps, ctx: AppContext, next: Next): Pr
   const principal = ctx.state.principal!;
   const fingerprint = fingerprintOf(ctx.method, ctx.url, JSON.stringify(ctx.request.body ?? null));
   const render = errorEnvelope(deps.log);
-  const now = (deps.now ?? (() => new Date()))();
+  const now = clockOf(deps)();
   const { response, replayed } = await runIdempotent(deps.sql, { tokenId: principal.tokenId!, key, fingerprint }, now, async (tx) => {
     ctx.state.tx = tx;
     try {

@@ -3,8 +3,9 @@ import { unauthenticated } from '../../core/errors.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { cookieSession, SESSION_COOKIE } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
+import { clockOf } from '../../core/services.ts';
 
-const now = (deps: AppDeps) => (deps.now ?? (() => new Date()))();
+const now = (deps: AppDeps) => clockOf(deps)();
 const secure = (deps: AppDeps, ctx: AppContext) => (deps.config.COOKIE_SECURE === 'auto' ? ctx.secure : deps.config.COOKIE_SECURE === 'true');
 const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
 
