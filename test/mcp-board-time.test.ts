@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
   addViewers,
+  billEntry,
   makeCategory,
   makePeriod,
   makeProject,
@@ -166,7 +167,7 @@ describe('time tools', () => {
     expect(await s.fail('update_time_entry', { entryId: '00000000-0000-4000-8000-000000000000', minutes: 5 })).toMatchObject({ code: 'not_found' });
     const theirs = await makeTimeEntry(app.db.sql, ws, { ticketId: T.mine!.id, userId: other.id, spentOn: TODAY });
     expect(await s.fail('update_time_entry', { entryId: theirs.id, minutes: 5 })).toMatchObject({ code: 'forbidden', reason: 'not_entry_author' });
-    await app.db.sql`update time_entries set billed = true where id = ${id}`;
+    await billEntry(app.db.sql, ws, id);
     expect(await s.fail('update_time_entry', { entryId: id, minutes: 50 })).toMatchObject({ code: 'conflict', reason: 'entry_billed' });
   });
 

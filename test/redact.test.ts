@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
-import { makePeriod, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { billEntry, makePeriod, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
 /**
  * Redaction removes every piece of descriptive content of a ticket, wherever the API would show
@@ -84,7 +84,7 @@ async function secretTicket() {
   const billed = ok(await log('2024-06-11', `Called ${SECRET}`), 201).body.id as string;
   const closed = ok(await log('2024-05-10', `${SECRET} visit`), 201).body.id as string;
   // A billing run's allocation and a period close, as they would happen later in the entries' life.
-  await sql`update time_entries set billed = true where id = ${billed}`;
+  await billEntry(sql, ws, billed);
   await sql`update periods set closed_at = now(), closed_by = ${owner.id} where workspace_id = ${ws.id} and period_start = '2024-05-01'`;
   return { ...t, attachments, entries: [open, billed, closed] };
 }

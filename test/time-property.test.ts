@@ -11,7 +11,7 @@ import { editTime } from '../src/core/time/edit.ts';
 import { logTime } from '../src/core/time/log.ts';
 import type { Db } from '../src/db/connect.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { makeClient, makePeriod, makeProject, makeTicket, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { billEntry, makeClient, makePeriod, makeProject, makeTicket, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
 /**
  * Any sequence of log / edit / correct / delete / close / reopen operations, with some entries
@@ -176,7 +176,7 @@ async function apply(sql: Db, w: World, o: Op, rows: Row[]): Promise<void> {
       // a billing run allocates entries of closed periods only
       const candidates = rows.filter((r) => r.closed && !r.billed);
       const id = candidates[o.pick % Math.max(candidates.length, 1)]?.id;
-      if (id) await sql`update time_entries set billed = true where id = ${id}`;
+      if (id) await billEntry(sql, w.ws, id);
       return;
     }
   }

@@ -4,6 +4,7 @@ import type { Role, Scope } from '../../src/core/auth/principal.ts';
 import { issueToken } from '../../src/core/auth/tokens.ts';
 import { addPerson } from '../../src/core/people/users.ts';
 import { addProjectMember, createClient, createProject, createWorkspace } from '../../src/core/workspaces/create.ts';
+import { effectiveBillingPolicySql } from '../../src/core/tickets/filters.ts';
 
 const uniq = () => randomBytes(4).toString('hex');
 
@@ -193,6 +194,7 @@ export async function makeTimeEntry(
     spentOn: string;
     minutes?: number;
     billable?: boolean;
+    /** Billed by a (completed) billing run over the entry's period, made for it, holding it under the ticket's policy. */
     billed?: boolean;
     correctsEntryId?: string | null;
     billingClientId?: string | null;
@@ -200,16 +202,37 @@ export async function makeTimeEntry(
     timezone?: string;
   },
 ): Promise<{ id: string }> {
-  const [row] = await sql<{ id: string }[]>`
+  const [row] = await sql<{ id: string; periodId: string }[]>`
     insert into time_entries (workspace_id, ticket_id, user_id, project_id, billing_client_id, category_id, period_id, spent_on, timezone,
-                              minutes, billable, billed, corrects_entry_id)
+                              minutes, billable, corrects_entry_id)
     select ${ws.id}, t.id, ${opts.userId}, t.project_id,
            ${opts.billingClientId === undefined ? sql`t.billing_client_id` : sql`${opts.billingClientId}::uuid`}, ${opts.categoryId ?? null},
            (select p.id from periods p where p.workspace_id = ${ws.id} and ${opts.spentOn}::date between p.period_start and p.period_end),
-           ${opts.spentOn}::date, ${opts.timezone ?? 'UTC'}, ${opts.minutes ?? 60}, ${opts.billable ?? true}, ${opts.billed ?? false}, ${opts.correctsEntryId ?? null}
+           ${opts.spentOn}::date, ${opts.timezone ?? 'UTC'}, ${opts.minutes ?? 60}, ${opts.billable ?? true}, ${opts.correctsEntryId ?? null}
     from tickets t where t.id = ${opts.ticketId}
-    returning id`;
-  return row!;
+    returning id, period_id as "periodId"`;
+  if (opts.billed) await billEntry(sql, ws, row!.id);
+  return { id: row!.id };
+}
+
+/**
+ * Bills one entry by a billing run of its own over the entry's period, as allocation would (the
+ * run entry records the ticket's effective policy); an entry with no billing client is billed to
+ * a client made for it, since a run only bills client work.
+ */
+export async function billEntry(sql: Db, ws: Workspace, entryId: string): Promise<void> {
+  const [e] = await sql<{ periodId: string; clientId: string | null }[]>`
+    select period_id as "periodId", billing_client_id as "clientId" from time_entries where id = ${entryId}`;
+  const clientId = e!.clientId ?? (await makeClient(sql, ws)).id;
+  const run = await makeBillingRun(sql, ws, { periodId: e!.periodId });
+  const policy = effectiveBillingPolicySql(sql, 't');
+  await sql`
+    insert into billing_run_entries (run_id, entry_id, workspace_id, client_id, project_id, ticket_id, minutes, policy, bank_id)
+    select ${run.id}, e.id, e.workspace_id, ${clientId}::uuid,
+           e.project_id, e.ticket_id, e.minutes, split_part(lower(${policy}), ':', 1),
+           case when lower(${policy}) like 'bank:%' then substr(${policy}, 6)::uuid end
+    from time_entries e join tickets t on t.id = e.ticket_id where e.id = ${entryId}`;
+  await sql`update time_entries set billed = true, billing_run_id = ${run.id} where id = ${entryId}`;
 }
 
 /** Inserts a comment directly (no rules, no event); the search triggers still run. */
@@ -268,7 +291,8 @@ export async function makeBank(sql: Db, ws: Workspace, opts: { clientId: string;
 /** A billing run over a period (minimal row; the billing area fills it in later). */
 export async function makeBillingRun(sql: Db, ws: Workspace, opts: { periodId: string; status?: string }): Promise<{ id: string }> {
   const [row] = await sql<{ id: string }[]>`
-    insert into billing_runs (workspace_id, period_id, status) values (${ws.id}, ${opts.periodId}, ${opts.status ?? 'completed'}) returning id`;
+    insert into billing_runs (workspace_id, period_id, status, voided_at)
+    values (${ws.id}, ${opts.periodId}, ${opts.status ?? 'completed'}, ${opts.status === 'voided' ? sql`now()` : null}) returning id`;
   return row!;
 }
 
@@ -291,14 +315,21 @@ export async function makeDocument(
 ): Promise<{ id: string; number: string }> {
   const number = opts.number ?? `DOC-${uniq().toUpperCase()}`;
   const content = Buffer.from(`<p>${number}</p>`);
+  const version = opts.version ?? 1;
+  const format = opts.format ?? 'html';
+  const [sheet] = await sql<{ id: string }[]>`
+    insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats)
+    values (${ws.id}, ${opts.runId}, ${opts.clientId}, ${opts.projectId ?? null}, ${opts.projectId ? 'project' : 'combined'}, ${number}, ${version}, ${[format]}::text[])
+    on conflict (workspace_id, number, version) do update set formats = array(select distinct unnest(timesheets.formats || excluded.formats))
+    returning id`;
   const [row] = await sql<{ id: string }[]>`
-    insert into documents (workspace_id, run_id, client_id, project_id, scope, number, period_start, format, version, locale, checksum, bytes, content, voided, redacted)
+    insert into documents (workspace_id, run_id, client_id, project_id, scope, number, period_start, format, version, locale, checksum, bytes, content, voided, redacted, timesheet_id)
     values (${ws.id}, ${opts.runId}, ${opts.clientId}, ${opts.projectId ?? null}, ${opts.projectId ? 'project' : 'combined'}, ${number},
-            ${opts.periodStart ?? '2025-01-01'}::date, ${opts.format ?? 'html'}, ${opts.version ?? 1}, 'en-GB', ${'sha-' + number}, ${content.length}, ${content},
-            ${opts.voided ?? false}, ${opts.redacted ?? false})
+            ${opts.periodStart ?? '2025-01-01'}::date, ${format}, ${version}, 'en-GB', ${'sha-' + number}, ${content.length}, ${content},
+            ${opts.voided ?? false}, ${opts.redacted ?? false}, ${sheet!.id})
     returning id`;
   for (const d of opts.deliveries ?? []) {
-    await sql`insert into document_deliveries (document_id, email, state) values (${row!.id}, ${d.email}, ${d.state ?? 'pending'})`;
+    await sql`insert into document_deliveries (workspace_id, timesheet_id, email, state) values (${ws.id}, ${sheet!.id}, ${d.email}, ${d.state ?? 'pending'})`;
   }
   return { id: row!.id, number };
 }

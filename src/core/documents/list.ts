@@ -60,7 +60,7 @@ export async function listDocuments(ctx: Ctx, input: unknown): Promise<DocumentL
            d.format, d.version, d.locale, d.checksum, d.bytes, d.voided, d.redacted, ${iso(sql`d.created_at`)} as "createdAt",
            coalesce((select json_agg(json_build_object('email', dd.email, 'state', dd.state, 'detail', dd.detail,
                                                        'attemptedAt', ${iso(sql`dd.attempted_at`)}) order by dd.created_at, dd.id)
-                     from document_deliveries dd where dd.document_id = d.id), '[]'::json) as deliveries
+                     from document_deliveries dd where dd.timesheet_id = d.timesheet_id), '[]'::json) as deliveries
     from documents d
     join clients c on c.id = d.client_id
     left join projects pr on pr.id = d.project_id

@@ -1,7 +1,10 @@
 import type { RouteGroup } from '../route-table.ts';
+import { banksRoutes } from './banks.ts';
+import { billingRoutes } from './billing.ts';
 import { boardRoutes } from './board.ts';
 import { changesRoutes } from './changes.ts';
 import { commentsRoutes } from './comments.ts';
+import { deliveriesRoutes } from './deliveries.ts';
 import { documentsRoutes } from './documents.ts';
 import { healthRoutes } from './health.ts';
 import { sessionRoutes } from './session.ts';
@@ -27,6 +30,9 @@ export const workspaceGroups: RouteGroup[] = [
   changesRoutes,
   boardRoutes,
   documentsRoutes,
+  deliveriesRoutes,
+  billingRoutes,
+  banksRoutes,
 ].map((routes) => ({ routes }));
 
 /** One REST route with its full router path (`/api/w/:slug/tickets/:ref`). */

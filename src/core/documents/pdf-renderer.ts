@@ -1,0 +1,9 @@
+/**
+ * Prints a self-contained html document to pdf (playwright-core driving Debian's chromium; see
+ * src/core/documents/pdf.ts). One browser per worker process, reused; a fresh context per document.
+ */
+export interface PdfRenderer {
+  /** A4 pdf bytes of `html`. */
+  render(html: string): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
