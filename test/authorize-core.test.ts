@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { getRun, listRuns } from '../src/core/billing/list.ts';
+import { startRun } from '../src/core/billing/start.ts';
+import { voidRun } from '../src/core/billing/void.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, actions, type Action, type BooleanPermission, type Requirement } from '../src/core/access/actions.ts';
 import { authorize } from '../src/core/access/authorize.ts';
@@ -140,6 +143,10 @@ function ctxOf(person: Person, as: As = {}): Ctx {
 /** Each action's core operation, called with inputs valid enough to reach its ticket checks. */
 const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'workflow.read': (ctx) => getWorkflow(ctx),
+  'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
+  'billing.runs.list': (ctx) => listRuns(ctx, {}),
+  'billing.runs.read': (ctx) => getRun(ctx, { runId: randomUUID() }),
+  'billing.runs.void': (ctx) => voidRun(ctx, { runId: randomUUID(), reason: 'probe' }),
   'tickets.list': (ctx) => listTickets(ctx, {}),
   'tickets.read': (ctx) => readTicketPage(ctx, w.ticket.humanId),
   'tickets.create': (ctx) => createTicket(ctx, { projectId: w.projectId, title: 'x' }),

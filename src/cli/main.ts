@@ -2,6 +2,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
 import { issueToken } from '../core/auth/tokens.ts';
+import { operatorPrincipal } from '../core/auth/operator.ts';
+import { startRun } from '../core/billing/start.ts';
+import { makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { ensureDemo } from '../core/demo/seed.ts';
 import { addPerson } from '../core/people/users.ts';
@@ -20,6 +23,8 @@ const usage = `wt — work tracker command line
   wt user create --workspace S --email E --name N --role R [--password P] [--client CODE]
   wt token create --workspace S --email E --name N [--scopes read,write,triage]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
+  wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
+                                               bill a closed period (as EMAIL, an owner or admin; default the first owner)
 
 DATABASE_URL selects the database; without it the embedded one under ./.data is used.`;
 
@@ -63,6 +68,9 @@ async function run(argv: string[]): Promise<void> {
       expires: { type: 'string' },
       toolsets: { type: 'string' },
       readonly: { type: 'boolean' },
+      period: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      as: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -137,6 +145,17 @@ async function run(argv: string[]): Promise<void> {
           expiresAt: values.expires ? new Date(values.expires) : null,
         });
         console.log(JSON.stringify(t));
+        break;
+      }
+      case 'billing run': {
+        const slug = need(values, 'workspace');
+        const month = need(values, 'period');
+        if (!/^\d{4}-\d{2}$/.test(month)) throw new UsageError('--period is a month, YYYY-MM');
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, slug, values.as));
+        const [period] = await db.sql<{ id: string }[]>`
+          select id from periods where workspace_id = ${ctx.principal.workspaceId} and to_char(period_start, 'YYYY-MM') = ${month}`;
+        if (!period) throw new UsageError(`no period starting in ${month}`);
+        console.log(JSON.stringify(await startRun(ctx, { periodId: period.id, dryRun: values['dry-run'] ?? false }), null, 2));
         break;
       }
       default:

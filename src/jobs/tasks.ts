@@ -1,10 +1,18 @@
-import type { TaskList } from 'graphile-worker';
+import type { Task, TaskList } from 'graphile-worker';
+import { billingTasks, type JobServices } from './billing.ts';
+import { recorded } from './history.ts';
 
 /**
- * Every task the worker runs. Payloads are `unknown` until checked; each task is
- * idempotent so a retry after a crash is harmless.
+ * Every task the worker runs, each recorded in job_history. Payloads are `unknown` until
+ * checked; each task is idempotent so a retry after a crash is harmless.
  */
-export const taskList: TaskList = {
+export function taskListFor(services: JobServices): TaskList {
+  const tasks: TaskList = { ...maintenanceTasks, ...billingTasks(services) };
+  const onError = (err: unknown) => services.log.warn({ err }, 'job history not recorded');
+  return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, recorded(services.sql, task as Task, onError)]));
+}
+
+const maintenanceTasks: TaskList = {
   /** Deletes browser sessions that expired more than a day ago. */
   'sessions:cleanup': async (_payload, helpers) => {
     await helpers.withPgClient((pg) => pg.query(`delete from sessions where expires_at < now() - interval '1 day'`));

@@ -3,7 +3,8 @@ import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'gra
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
 import { defaultLiveness, WorkerLiveness, type LivenessOptions } from './liveness.ts';
-import { crontab, taskList } from './tasks.ts';
+import type { JobServices } from './billing.ts';
+import { crontab, taskListFor } from './tasks.ts';
 
 export interface StartedWorker {
   runner: Runner;
@@ -15,10 +16,10 @@ export interface StartedWorker {
 /** Starts graphile-worker against the same database; it coordinates through PostgreSQL itself. */
 export async function startWorker(
   connectionString: string,
-  sql: Db,
-  log: Logger,
-  opts: { concurrency?: number; liveness?: LivenessOptions; drainMs?: number } = {},
+  services: JobServices,
+  opts: { concurrency?: number; liveness?: LivenessOptions; drainMs?: number; pollInterval?: number } = {},
 ): Promise<StartedWorker> {
+  const { sql, log } = services;
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
     const lvl = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
     // node-postgres hangs its whole client (5 KB of state) on pool errors: keep the message and code.
@@ -34,12 +35,12 @@ export async function startWorker(
   const runner = await run({
     connectionString,
     concurrency: opts.concurrency ?? 4,
-    taskList,
+    taskList: taskListFor(services),
     crontab,
     logger,
     events,
     noHandleSignals: true,
-    pollInterval: 1000,
+    pollInterval: opts.pollInterval ?? 1000,
     // After this long a graceful stop signals the running tasks' abortSignal.
     gracefulShutdownAbortTimeout: opts.drainMs ?? 10_000,
     // Unbatched (the default), a job's completion is sent without being awaited, and a graceful

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
+import { supersedeQuotingTimesheets } from '../documents/supersede.ts';
 import { parseUuid } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from './events.ts';
@@ -14,8 +15,8 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
  * minutes; `ticketId` is the ticket UUID (anything else is 400 `bad_uuid`, never a human id that could be reused). A ticket the caller
  * cannot see is 404 before any role check. Everything descriptive the ticket holds becomes the
  * marker `[redacted]` or goes: see `redactContent`. A `redacted` event keeps the reason.
- * `runs` counts the billing runs whose documents were superseded by re-rendering; the document
- * tables exist but no operation issues a document yet, so it is 0 (billing adds the re-rendering here).
+ * Every current timesheet that quoted the ticket is superseded by a new version, rendered by its
+ * jobs from the redacted text; `runs` counts the billing runs affected.
  */
 export async function redactTicket(ctx: Ctx, rawTicketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
   authorize(ctx, 'tickets.redact');
@@ -27,8 +28,9 @@ export async function redactTicket(ctx: Ctx, rawTicketId: string, raw: unknown):
     authorize(ctx, 'tickets.redact', t);
     const now = ctx.now();
     await redactContent(sql, t.id, now);
+    const runs = await supersedeQuotingTimesheets(sql, t.id);
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: 'redacted', actorId: p.identityId, payload: { reason: input.reason } }, now);
-    return { ok: true, runs: 0 };
+    return { ok: true, runs };
   });
 }
 

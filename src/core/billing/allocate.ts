@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { jobTx, step, type JobCtx } from '../jobs/ctx.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import type { DocumentFormat } from '../documents/timesheet-model.ts';
+import { lockBilling } from './lock.ts';
+import { qualifyingEntriesSql } from './qualifying.ts';
+
+export const allocatePayload = z.object({ runId: z.uuid() });
+
+/** Attempts of a render job before its run is marked failed. */
+export const RENDER_MAX_ATTEMPTS = 5;
+
+/**
+ * The `billing:allocate` job: decides a run's entry set and its timesheets, in ONE transaction
+ * under the workspace's billing lock, so a crash anywhere leaves nothing and a retry does it all
+ * again identically; a run no longer `allocating` was done already (the job is idempotent).
+ * 1. The qualifying entries (src/core/billing/qualifying.ts) become the run's lines, with the
+ *    policy each is billed under; the entries are marked billed. The unique index on live lines
+ *    is the database's guard that no entry is ever in two live runs.
+ * 2. One timesheet per client (combined layout) or per client and project (project layout), each
+ *    numbered `<CLIENTCODE>-<YYYY>-<NNNN>` from the client's counter for the period's year: a
+ *    number is taken only by the transaction that commits its timesheet, so none is ever burned.
+ * 3. A `documents:render` job per timesheet and format; the run moves to `rendering`.
+ */
+export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<void> {
+  const { runId } = allocatePayload.parse(payload);
+  await jobTx(ctx, async (ctx) => {
+    const { sql } = ctx;
+    const [run] = await sql<{ workspaceId: string; status: string; periodId: string; periodStart: string; periodEnd: string }[]>`
+      select r.workspace_id as "workspaceId", r.status, r.period_id as "periodId",
+             p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
+      from billing_runs r join periods p on p.id = r.period_id where r.id = ${runId}`;
+    if (!run || run.status !== 'allocating') return;
+    await lockBilling(sql, run.workspaceId);
+    await sql`select 1 from billing_runs where id = ${runId} for update`;
+    step(ctx, 'allocate:locked');
+
+    const lines = await sql`
+      insert into billing_run_entries (run_id, entry_id, workspace_id, client_id, project_id, ticket_id, minutes, policy, bank_id)
+      select ${runId}, q.entry_id, ${run.workspaceId}, q.client_id, q.project_id, q.ticket_id, q.minutes, q.policy, q.bank_id
+      from (${qualifyingEntriesSql(sql, run.workspaceId, { id: run.periodId, periodStart: run.periodStart, periodEnd: run.periodEnd })}) q`;
+    if (lines.count === 0) {
+      await sql`update billing_runs set status = 'failed', error = 'nothing_to_bill: no entry qualified when the run was allocated' where id = ${runId}`;
+      return;
+    }
+    await sql`
+      update time_entries e set billed = true, billing_run_id = ${runId}
+      from billing_run_entries l where l.run_id = ${runId} and l.entry_id = e.id`;
+    step(ctx, 'allocate:entries');
+
+    const formats: DocumentFormat[] = ctx.pdf ? ['html', 'csv', 'pdf'] : ['html', 'csv'];
+    const sheets = await createTimesheets(sql, runId, run.workspaceId, Number(run.periodStart.slice(0, 4)), formats);
+    step(ctx, 'allocate:timesheets');
+
+    for (const sheetId of sheets) {
+      for (const format of formats) {
+        await enqueue(sql, 'documents:render', { timesheetId: sheetId, format }, { jobKey: `documents:render:${sheetId}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS });
+      }
+    }
+    await sql`update billing_runs set status = 'rendering', allocated_at = ${ctx.now()} where id = ${runId}`;
+    step(ctx, 'allocate:enqueued');
+  });
+}
+
+/**
+ * The run's timesheets, numbered in a stable order (client code, then project key) so a retried
+ * allocation gives every timesheet the same number. Returns their ids in that order.
+ */
+async function createTimesheets(sql: Db, runId: string, workspaceId: string, year: number, formats: DocumentFormat[]): Promise<string[]> {
+  const groups = await sql<{ clientId: string; code: string; projectId: string | null }[]>`
+    select distinct l.client_id as "clientId", c.code, case when c.timesheet_layout = 'project' then l.project_id end as "projectId",
+           case when c.timesheet_layout = 'project' then pr.key end as "projectKey"
+    from billing_run_entries l join clients c on c.id = l.client_id join projects pr on pr.id = l.project_id
+    where l.run_id = ${runId}
+    order by c.code, "projectKey" nulls first`;
+  const ids: string[] = [];
+  for (const g of groups) {
+    const [counter] = await sql<{ n: number }[]>`
+      insert into document_counters (client_id, year, last_number) values (${g.clientId}, ${year}, 1)
+      on conflict (client_id, year) do update set last_number = document_counters.last_number + 1
+      returning last_number as n`;
+    const number = `${g.code}-${year}-${String(counter!.n).padStart(4, '0')}`;
+    const [sheet] = await sql<{ id: string }[]>`
+      insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats)
+      values (${workspaceId}, ${runId}, ${g.clientId}, ${g.projectId}, ${g.projectId ? 'project' : 'combined'}, ${number}, 1, ${formats}::text[])
+      returning id`;
+    ids.push(sheet!.id);
+  }
+  return ids;
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+import { invalid, notFound } from '../errors.ts';
+import { parseUuid, UUID_PATTERN } from '../validation.ts';
+import { presentRun, type BillingRun } from './present.ts';
+
+const limit = (max: number, byDefault: number) =>
+  z.coerce.number().int().min(1).max(max).default(byDefault).describe(`Page size, 1-${max} (default ${byDefault}).`);
+const cursor = z.string().max(200).optional().describe('nextCursor of the previous page.');
+
+export const listRunsInput = z.object({ cursor, limit: limit(100, 20) });
+export const listRunEntriesInput = z.object({ runId: z.string(), cursor, limit: limit(500, 100) });
+
+const badCursor = () => invalid('bad_cursor', { field: 'cursor' }, 'The cursor is not one this list gave.');
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
+
+const encode = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+function decode(raw: string | undefined, size: number): string[] | null {
+  if (raw === undefined) return null;
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(parts) && parts.length === size && parts.every((p) => typeof p === 'string')) return parts as string[];
+  } catch {
+    // fall through to the refusal
+  }
+  throw badCursor();
+}
+
+/** A cursor's parts, each checked against its pattern: anything else is 400 `bad_cursor`, never a database error. */
+function decodeChecked(raw: string | undefined, patterns: RegExp[]): string[] | null {
+  const parts = decode(raw, patterns.length);
+  if (parts && parts.some((p, i) => !patterns[i]!.test(p))) throw badCursor();
+  return parts;
+}
+
+/** GET /billing/runs: the workspace's runs, newest first, keyset-paged. */
+export async function listRuns(ctx: Ctx, input: unknown): Promise<{ items: BillingRun[]; nextCursor: string | null }> {
+  authorize(ctx, 'billing.runs.list');
+  const q = listRunsInput.parse(input ?? {});
+  const after = decodeChecked(q.cursor, [TIMESTAMP, UUID_PATTERN]);
+  const { sql, principal: p } = ctx;
+  const ids = await sql<{ id: string; createdAt: string }[]>`
+    select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as "createdAt" from billing_runs
+    where workspace_id = ${p.workspaceId}
+      ${after ? sql`and (created_at, id) < (${after[0]!}::timestamp at time zone 'UTC', ${after[1]!}::uuid)` : sql``}
+    order by created_at desc, id desc limit ${q.limit + 1}`;
+  const page = ids.slice(0, q.limit);
+  const items = await Promise.all(page.map((r) => presentRun(sql, p.workspaceId, r.id)));
+  const last = page.at(-1);
+  return { items, nextCursor: ids.length > q.limit && last ? encode([last.createdAt, last.id]) : null };
+}
+
+/** GET /billing/runs/{id}: one run with per-client totals and its document ids. */
+export async function getRun(ctx: Ctx, input: unknown): Promise<BillingRun> {
+  authorize(ctx, 'billing.runs.read');
+  const runId = parseUuid((input as { runId?: unknown } | undefined)?.runId, 'id');
+  return presentRun(ctx.sql, ctx.principal.workspaceId, runId);
+}
+
+/** One line of a run's exact entry set. */
+export interface RunEntry {
+  entryId: string;
+  ticketId: string;
+  ticketRef: string;
+  userId: string;
+  userName: string;
+  clientId: string;
+  projectId: string;
+  spentOn: string;
+  minutes: number;
+  policy: 'paid' | 'free' | 'bank';
+  bankId: string | null;
+  correctsEntryId: string | null;
+  /** False once the run is voided (the entry was released). */
+  live: boolean;
+}
+
+/** GET /billing/runs/{id}/entries: the exact entry set, by entry id, keyset-paged. */
+export async function listRunEntries(ctx: Ctx, input: unknown): Promise<{ items: RunEntry[]; nextCursor: string | null }> {
+  authorize(ctx, 'billing.runs.read');
+  const runId = parseUuid((input as { runId?: unknown } | undefined)?.runId, 'id');
+  const q = listRunEntriesInput.parse(input);
+  const afterId = decodeChecked(q.cursor, [UUID_PATTERN])?.[0] ?? null;
+  const { sql, principal: p } = ctx;
+  const [run] = await sql`select 1 from billing_runs where id = ${runId} and workspace_id = ${p.workspaceId}`;
+  if (!run) throw notFound('unknown_run', undefined, 'No such billing run.');
+  const rows = await sql<RunEntry[]>`
+    select l.entry_id as "entryId", l.ticket_id as "ticketId", pr.key || '-' || t.number as "ticketRef", e.user_id as "userId",
+           i.name as "userName", l.client_id as "clientId", l.project_id as "projectId", e.spent_on::text as "spentOn", l.minutes,
+           l.policy, l.bank_id as "bankId", e.corrects_entry_id as "correctsEntryId", l.active as live
+    from billing_run_entries l
+    join time_entries e on e.id = l.entry_id
+    join tickets t on t.id = l.ticket_id
+    join projects pr on pr.id = l.project_id
+    join identities i on i.id = e.user_id
+    where l.run_id = ${runId} ${afterId ? sql`and l.entry_id > ${afterId}::uuid` : sql``}
+    order by l.entry_id limit ${q.limit + 1}`;
+  const items = rows.slice(0, q.limit);
+  return { items, nextCursor: rows.length > q.limit ? encode([items.at(-1)!.entryId]) : null };
+}

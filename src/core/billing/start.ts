@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { conflict, notFound } from '../errors.ts';
+import { enqueue } from '../jobs/enqueue.ts';
+import { lockBilling } from './lock.ts';
+import { lineTotalsSql, presentRun, type BillingRun, type LineTotals } from './present.ts';
+import { qualifyingEntriesSql, type RunPeriod } from './qualifying.ts';
+
+export const startRunInput = z.object({
+  periodId: z.uuid().describe('The closed period to bill (uuid).'),
+  dryRun: z.boolean().optional().describe('Preview the allocation and write nothing.'),
+});
+
+/** Attempts of the allocation job before the run is marked failed. */
+export const ALLOCATE_MAX_ATTEMPTS = 5;
+
+export interface PreviewProject extends LineTotals {
+  projectId: string;
+  projectKey: string;
+  projectName: string;
+  /** The entries the run would bill, in this project. */
+  entryIds: string[];
+}
+
+export interface PreviewClient extends LineTotals {
+  clientId: string;
+  clientName: string;
+  projects: PreviewProject[];
+  /** Draw-downs per bank. */
+  banks: { bankId: string; name: string; minutes: number }[];
+  /** The timesheets that would be made: one combined, or one per project (the client's layout). */
+  documents: { scope: 'combined' | 'project'; projectId: string | null }[];
+}
+
+/** What a run over the period would bill (POST /billing/runs with dryRun). */
+export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinutes'> {
+  dryRun: true;
+  periodId: string;
+  periodStart: string;
+  periodEnd: string;
+  clients: PreviewClient[];
+}
+
+/**
+ * POST /billing/runs: Owner/Admin from a browser session. With `dryRun`, the preview of what the
+ * run would bill (200, nothing written). Otherwise, under the workspace's billing lock: the
+ * period must be closed (409 `period_open`), no other run may still be allocating (409
+ * `run_in_progress`: its entry set is not decided yet, so a second run could only race it for the
+ * same entries), and some entry must qualify (409 `nothing_to_bill`); then the run is created
+ * `allocating` and its `billing:allocate` job queued in the same transaction.
+ */
+export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | RunPreview> {
+  authorize(ctx, 'billing.runs.create');
+  const body = startRunInput.parse(input ?? {});
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    if (!body.dryRun) await lockBilling(sql, p.workspaceId);
+    const period = await closedPeriod(sql, p.workspaceId, body.periodId.toLowerCase());
+    if (body.dryRun) return previewRun(sql, p.workspaceId, period);
+    const [busy] = await sql`select 1 from billing_runs where workspace_id = ${p.workspaceId} and status = 'allocating' limit 1`;
+    if (busy) throw conflict('run_in_progress', undefined, 'Another billing run is still allocating; start this one when it has.');
+    const [some] = await sql`select 1 from (${qualifyingEntriesSql(sql, p.workspaceId, period)}) q limit 1`;
+    if (!some) throw conflict('nothing_to_bill', { periodId: period.id }, 'No billable, unbilled entry qualifies for this period.');
+    const [run] = await sql<{ id: string }[]>`
+      insert into billing_runs (workspace_id, period_id, status, created_by, created_at)
+      values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
+    await enqueue(sql, 'billing:allocate', { runId: run!.id }, { jobKey: `billing:allocate:${run!.id}`, maxAttempts: ALLOCATE_MAX_ATTEMPTS });
+    return presentRun(sql, p.workspaceId, run!.id);
+  });
+}
+
+/** The period, which must exist in the workspace (404) and be closed (409 `period_open`). */
+async function closedPeriod(sql: Db, workspaceId: string, periodId: string): Promise<RunPeriod> {
+  const [row] = await sql<(RunPeriod & { closed: boolean })[]>`
+    select id, period_start::text as "periodStart", period_end::text as "periodEnd", closed_at is not null as closed
+    from periods where id = ${periodId} and workspace_id = ${workspaceId}`;
+  if (!row) throw notFound('unknown_period', undefined, 'No such period.');
+  if (!row.closed) throw conflict('period_open', { periodId }, 'Close the period before billing it.');
+  return { id: row.id, periodStart: row.periodStart, periodEnd: row.periodEnd };
+}
+
+/** The dry run: the qualifying entries grouped by client and project, in one statement. */
+async function previewRun(sql: Db, workspaceId: string, period: RunPeriod): Promise<RunPreview> {
+  const [row] = await sql<{ clients: PreviewClient[] | null }[]>`
+    with l as (${qualifyingEntriesSql(sql, workspaceId, period)}),
+    per_project as (
+      select l.client_id, l.project_id, ${lineTotalsSql(sql)}, array_agg(l.entry_id::text order by l.entry_id) as "entryIds"
+      from l group by l.client_id, l.project_id
+    ),
+    per_client as (select l.client_id, ${lineTotalsSql(sql)} from l group by l.client_id)
+    select json_agg(json_build_object(
+      'clientId', c.id, 'clientName', c.name, 'entryCount', pc."entryCount", 'minutes', pc.minutes,
+      'billableMinutes', pc."billableMinutes", 'freeMinutes', pc."freeMinutes", 'bankMinutes', pc."bankMinutes",
+      'projects', (select json_agg(json_build_object('projectId', pp.project_id, 'projectKey', pr.key, 'projectName', pr.name,
+                     'entryCount', pp."entryCount", 'minutes', pp.minutes, 'billableMinutes', pp."billableMinutes",
+                     'freeMinutes', pp."freeMinutes", 'bankMinutes', pp."bankMinutes", 'entryIds', pp."entryIds") order by pr.key)
+                   from per_project pp join projects pr on pr.id = pp.project_id where pp.client_id = c.id),
+      'banks', coalesce((select json_agg(json_build_object('bankId', b.id, 'name', b.name, 'minutes', s.minutes) order by b.name)
+                from (select l.bank_id, sum(l.minutes)::int as minutes from l where l.client_id = c.id and l.bank_id is not null group by l.bank_id) s
+                join banks b on b.id = s.bank_id), '[]'::json),
+      'documents', case when c.timesheet_layout = 'project'
+                     then (select json_agg(json_build_object('scope', 'project', 'projectId', pp.project_id) order by pr.key)
+                           from per_project pp join projects pr on pr.id = pp.project_id where pp.client_id = c.id)
+                     else json_build_array(json_build_object('scope', 'combined', 'projectId', null)) end
+    ) order by c.name, c.id) as clients
+    from per_client pc join clients c on c.id = pc.client_id`;
+  const clients = row?.clients ?? [];
+  const sum = (k: 'entryCount' | 'minutes' | 'billableMinutes') => clients.reduce((n, c) => n + c[k], 0);
+  return {
+    dryRun: true,
+    periodId: period.id,
+    periodStart: period.periodStart,
+    periodEnd: period.periodEnd,
+    entryCount: sum('entryCount'),
+    minutes: sum('minutes'),
+    billableMinutes: sum('billableMinutes'),
+    clients,
+  };
+}

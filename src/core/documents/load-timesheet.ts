@@ -1,0 +1,118 @@
+import type { Db } from '../../db/connect.ts';
+import type { TimesheetBank, TimesheetLine, TimesheetModel, TimesheetSection, TimesheetTotals } from './timesheet-model.ts';
+
+interface SheetRow {
+  id: string;
+  number: string;
+  version: number;
+  scope: 'combined' | 'project';
+  runId: string;
+  clientId: string;
+  projectId: string | null;
+  agency: string;
+  clientName: string;
+  clientCode: string;
+  locale: string;
+  periodStart: string;
+  periodEnd: string;
+  issuedOn: string;
+  runCreatedAt: Date;
+}
+
+interface LineRow extends TimesheetLine {
+  projectId: string;
+  projectKey: string;
+  projectName: string;
+  bankId: string | null;
+}
+
+/**
+ * Everything one timesheet shows, read in three statements: the sheet with its client, period and
+ * agency; its lines (the run's lines of this client, and project for a project-scope sheet, with
+ * the ticket's current text, so a redacted ticket shows the marker); and the banks they draw on.
+ * The run's lines are read whether or not the run was voided since: a document shows what its run billed.
+ */
+export async function loadTimesheet(sql: Db, timesheetId: string): Promise<TimesheetModel | null> {
+  const [s] = await sql<SheetRow[]>`
+    select s.id, s.number, s.version, s.scope, s.run_id as "runId", s.client_id as "clientId", s.project_id as "projectId",
+           w.name as agency, c.name as "clientName", c.code as "clientCode", c.locale,
+           p.period_start::text as "periodStart", p.period_end::text as "periodEnd",
+           to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as "issuedOn", r.created_at as "runCreatedAt"
+    from timesheets s
+    join billing_runs r on r.id = s.run_id
+    join periods p on p.id = r.period_id
+    join clients c on c.id = s.client_id
+    join workspaces w on w.id = s.workspace_id
+    where s.id = ${timesheetId}`;
+  if (!s) return null;
+  const lines = await sql<LineRow[]>`
+    select l.entry_id as "entryId", l.ticket_id as "ticketId", pr.key || '-' || t.number as "humanId",
+           coalesce(t.billing_description, t.title) as text, e.spent_on::text as "spentOn", i.name as person, cc.name as category,
+           l.minutes, l.policy, b.name as "bankName", l.bank_id as "bankId", e.corrects_entry_id is not null as correction,
+           pr.id as "projectId", pr.key as "projectKey", pr.name as "projectName"
+    from billing_run_entries l
+    join time_entries e on e.id = l.entry_id
+    join tickets t on t.id = l.ticket_id
+    join projects pr on pr.id = l.project_id
+    join identities i on i.id = e.user_id
+    left join consultant_categories cc on cc.id = e.category_id
+    left join banks b on b.id = l.bank_id
+    where l.run_id = ${s.runId} and l.client_id = ${s.clientId} ${s.projectId ? sql`and l.project_id = ${s.projectId}` : sql``}
+    order by pr.key, t.number, e.spent_on, i.name, e.created_at, e.id`;
+  const banks = await bankBoxes(sql, s, lines);
+  return {
+    number: s.number,
+    version: s.version,
+    scope: s.scope,
+    agency: { name: s.agency },
+    client: { id: s.clientId, name: s.clientName, code: s.clientCode, locale: s.locale },
+    period: { start: s.periodStart, end: s.periodEnd },
+    issuedOn: s.issuedOn,
+    sections: sections(lines),
+    totals: totalsOf(lines),
+    banks,
+  };
+}
+
+function sections(lines: LineRow[]): TimesheetSection[] {
+  const byProject = new Map<string, TimesheetSection>();
+  for (const { projectId, projectKey, projectName, bankId: _bankId, ...line } of lines) {
+    let section = byProject.get(projectId);
+    if (!section) byProject.set(projectId, (section = { project: { id: projectId, key: projectKey, name: projectName }, lines: [], totals: totalsOf([]) }));
+    section.lines.push(line);
+  }
+  for (const section of byProject.values()) section.totals = totalsOf(section.lines);
+  return [...byProject.values()];
+}
+
+export function totalsOf(lines: Pick<TimesheetLine, 'minutes' | 'policy'>[]): TimesheetTotals {
+  const t: TimesheetTotals = { minutes: 0, chargedMinutes: 0, freeMinutes: 0, bankMinutes: 0 };
+  for (const l of lines) {
+    t.minutes += l.minutes;
+    if (l.policy === 'paid') t.chargedMinutes += l.minutes;
+    else if (l.policy === 'free') t.freeMinutes += l.minutes;
+    else t.bankMinutes += l.minutes;
+  }
+  return t;
+}
+
+/**
+ * Per bank drawn on by these lines: the balance before this run (deposits made before the run,
+ * minus the live draw-downs of earlier runs), what these lines draw, and the balance after. Fixed
+ * by the run's start time, so a re-rendered version shows the same figures.
+ */
+async function bankBoxes(sql: Db, s: SheetRow, lines: LineRow[]): Promise<TimesheetBank[]> {
+  const drawn = new Map<string, number>();
+  for (const l of lines) if (l.bankId) drawn.set(l.bankId, (drawn.get(l.bankId) ?? 0) + l.minutes);
+  if (drawn.size === 0) return [];
+  const rows = await sql<{ id: string; name: string; before: number }[]>`
+    select b.id, b.name,
+           (coalesce((select sum(d.minutes) from bank_deposits d where d.bank_id = b.id and d.created_at < ${s.runCreatedAt}), 0)
+            - coalesce((select sum(l.minutes) from billing_run_entries l join billing_runs r on r.id = l.run_id
+                        where l.bank_id = b.id and l.active and r.created_at < ${s.runCreatedAt}), 0))::int as before
+    from banks b where b.id = any(${[...drawn.keys()]}::uuid[]) order by b.name, b.id`;
+  return rows.map((b) => {
+    const d = drawn.get(b.id) ?? 0;
+    return { id: b.id, name: b.name, beforeMinutes: b.before, drawnMinutes: d, afterMinutes: b.before - d };
+  });
+}

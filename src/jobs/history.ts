@@ -1,0 +1,47 @@
+import type { JobHelpers, Task } from 'graphile-worker';
+import type { Db } from '../db/connect.ts';
+
+/** The business objects a payload names, recorded with the job's outcome (what the console searches by). */
+const REFS = { runId: 'run_id', timesheetId: 'timesheet_id', documentId: 'document_id', deliveryId: 'delivery_id' } as const;
+
+function refsOf(payload: unknown): Record<(typeof REFS)[keyof typeof REFS], string | null> {
+  const p = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
+  const uuid = (v: unknown) => (typeof v === 'string' && /^[0-9a-f-]{36}$/i.test(v) ? v : null);
+  return { run_id: uuid(p.runId), timesheet_id: uuid(p.timesheetId), document_id: uuid(p.documentId), delivery_id: uuid(p.deliveryId) };
+}
+
+/**
+ * Wraps a task so every attempt leaves a row in `job_history` (graphile-worker deletes finished
+ * jobs): written when the attempt starts, completed with its outcome, duration and error text
+ * when it ends. History never decides a job's fate: a failure to record is logged by the
+ * caller's logger, not thrown.
+ */
+export function recorded(sql: Db, task: Task, onError: (err: unknown) => void): Task {
+  return async (payload, helpers: JobHelpers) => {
+    const job = helpers.job;
+    const refs = refsOf(payload);
+    const started = Date.now();
+    const [row] = await sql<{ id: string }[]>`
+      insert into job_history (job_id, task, job_key, attempt, max_attempts, worker_id, workspace_id, run_id, timesheet_id, document_id, delivery_id, payload)
+      values (${job.id}, ${job.task_identifier}, ${job.key}, ${job.attempts}, ${job.max_attempts}, ${job.locked_by},
+              coalesce((select workspace_id from billing_runs where id = ${refs.run_id}::uuid),
+                       (select workspace_id from timesheets where id = ${refs.timesheet_id}::uuid),
+                       (select workspace_id from documents where id = ${refs.document_id}::uuid),
+                       (select workspace_id from document_deliveries where id = ${refs.delivery_id}::uuid)),
+              ${refs.run_id}, ${refs.timesheet_id}, ${refs.document_id}, ${refs.delivery_id},
+              ${sql.json((payload ?? null) as never)})
+      returning id`.catch((err: unknown) => (onError(err), [] as { id: string }[]));
+    const finish = (outcome: 'succeeded' | 'failed', error: string | null) =>
+      row
+        ? sql`update job_history set outcome = ${outcome}, error = ${error}, finished_at = now(), duration_ms = ${Date.now() - started}
+              where id = ${row.id}`.then(() => undefined, onError)
+        : Promise.resolve();
+    try {
+      await task(payload, helpers);
+    } catch (err) {
+      await finish('failed', err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+    await finish('succeeded', null);
+  };
+}
