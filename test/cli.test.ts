@@ -98,3 +98,34 @@ describe('wt user and token', () => {
     expect(bad.stderr).toContain('PORT');
   }, 60_000);
 });
+
+describe('wt billing run', () => {
+  const lastMonth = () => {
+    const d = new Date();
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() - 1);
+    return d.toISOString().slice(0, 7);
+  };
+
+  it('the demo leaves last month closed with time to bill on both clients: a dry run shows it, a run starts', async () => {
+    expect((await run('demo', '--json')).code).toBe(0);
+    const dry = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth(), '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    const preview = JSON.parse(dry.stdout);
+    expect(preview.dryRun).toBe(true);
+    expect(preview.clients.map((c: any) => c.clientName).sort()).toEqual(['Globex Corporation', 'Initech']);
+    const globex = preview.clients.find((c: any) => c.clientName === 'Globex Corporation');
+    expect(globex.freeMinutes).toBeGreaterThan(0);
+    expect(globex.bankMinutes).toBeGreaterThan(0);
+    expect(globex.banks[0].name).toBe('Support retainer');
+    const initech = preview.clients.find((c: any) => c.clientName === 'Initech');
+    expect(initech.entryCount).toBe(2); // the on_close ticket closed last month; the open one waits
+    const started = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ status: 'allocating', dryRun: false });
+    const again = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
+    expect([again.code, again.stderr.trim()]).toEqual([2, 'wt: Another billing run is still allocating; start this one when it has.']);
+    const month = await run('billing', 'run', '--workspace', 'northwind', '--period', 'May');
+    expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period is a month, YYYY-MM']);
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import { addPerson } from '../people/users.ts';
 import { assignNumber } from '../tickets/numbering.ts';
 import { addProjectMember, createClient, createProject, createWorkspace } from '../workspaces/create.ts';
 import { demoTickets } from './tickets.ts';
+import { seedDemoTime } from './time.ts';
 
 export const DEMO_SLUG = 'northwind';
 export const DEMO_PASSWORD = 'northwind-demo';
@@ -128,6 +129,7 @@ async function createDemoData(sql: Db): Promise<void> {
   }
   await sql`insert into ticket_links (workspace_id, source_id, target_id, kind, created_by)
             values (${ws}, ${created[0]!}, ${created[1]!}, 'blocks', ${ids.member}), (${ws}, ${created[2]!}, ${created[5]!}, 'relates', ${ids.member})`;
+  await seedDemoTime(sql, { workspaceId: ws, now: new Date(), people: { member: ids.member, admin: ids.admin }, clients: { globex, initech } });
 }
 
 async function describeDemo(sql: Db): Promise<Demo> {
