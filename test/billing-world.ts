@@ -34,7 +34,7 @@ export interface BillingWorld {
   untouched: string[];
 }
 
-export async function makeBillingWorld(app: TestApp): Promise<BillingWorld> {
+export async function makeBillingWorld(app: TestApp, opts: { octoberOpen?: boolean } = {}): Promise<BillingWorld> {
   const sql = app.db.sql;
   const ws = await makeWorkspace(sql);
   const owner = await makeUser(sql, ws, { role: 'owner', name: 'Olivia Owner' });
@@ -49,7 +49,7 @@ export async function makeBillingWorld(app: TestApp): Promise<BillingWorld> {
   const api = await makeProject(sql, ws, { key: 'API', billingClientId: initech.id, members });
   const ops = await makeProject(sql, ws, { key: 'OPS', members });
   await sql`update projects set billing_mode = 'on_close' where id = ${appP.id}`;
-  const october = await makePeriod(sql, ws, { start: '2026-10-01', end: '2026-10-31', closed: true });
+  const october = await makePeriod(sql, ws, { start: '2026-10-01', end: '2026-10-31', closed: !opts.octoberOpen });
   const november = await makePeriod(sql, ws, { start: '2026-11-01', end: '2026-11-30' });
 
   const ticket = async (projectId: string, title: string) => {

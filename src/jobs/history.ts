@@ -31,17 +31,24 @@ export function recorded(sql: Db, task: Task, onError: (err: unknown) => void): 
               ${refs.run_id}, ${refs.timesheet_id}, ${refs.document_id}, ${refs.delivery_id},
               ${sql.json((payload ?? null) as never)})
       returning id`.catch((err: unknown) => (onError(err), [] as { id: string }[]));
-    const finish = (outcome: 'succeeded' | 'failed', error: string | null) =>
-      row
-        ? sql`update job_history set outcome = ${outcome}, error = ${error}, finished_at = now(), duration_ms = ${Date.now() - started}
-              where id = ${row.id}`.then(() => undefined, onError)
-        : Promise.resolve();
+    const finish = (outcome: 'succeeded' | 'failed', error: string | null, served: unknown = null) => {
+      if (!row) return Promise.resolve();
+      const more = refsOf(served);
+      return sql`
+        update job_history set outcome = ${outcome}, error = ${error}, finished_at = now(), duration_ms = ${Date.now() - started},
+               run_id = coalesce(run_id, ${more.run_id}::uuid), document_id = coalesce(document_id, ${more.document_id}::uuid),
+               delivery_id = coalesce(delivery_id, ${more.delivery_id}::uuid), timesheet_id = coalesce(timesheet_id, ${more.timesheet_id}::uuid),
+               workspace_id = coalesce(workspace_id, (select workspace_id from billing_runs where id = ${more.run_id}::uuid))
+        where id = ${row.id}`.then(() => undefined, onError);
+    };
+    let served: unknown;
     try {
-      await task(payload, helpers);
+      // A task may answer the objects it produced (a render: the document), recorded with its outcome.
+      served = await (task as (p: unknown, h: JobHelpers) => Promise<unknown>)(payload, helpers);
     } catch (err) {
       await finish('failed', err instanceof Error ? err.message : String(err));
       throw err;
     }
-    await finish('succeeded', null);
+    await finish('succeeded', null, served);
   };
 }

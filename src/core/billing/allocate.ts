@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { jobTx, step, type JobCtx } from '../jobs/ctx.ts';
+import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import type { DocumentFormat } from '../documents/timesheet-model.ts';
 import { lockBilling } from './lock.ts';
@@ -23,7 +23,7 @@ export const RENDER_MAX_ATTEMPTS = 5;
  *    number is taken only by the transaction that commits its timesheet, so none is ever burned.
  * 3. A `documents:render` job per timesheet and format; the run moves to `rendering`.
  */
-export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<void> {
+export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
   const { runId } = allocatePayload.parse(payload);
   await jobTx(ctx, async (ctx) => {
     const { sql } = ctx;
@@ -61,6 +61,7 @@ export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<void> 
     await sql`update billing_runs set status = 'rendering', allocated_at = ${ctx.now()} where id = ${runId}`;
     step(ctx, 'allocate:enqueued');
   });
+  return { runId };
 }
 
 /**

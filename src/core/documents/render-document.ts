@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { timesheetRendered } from '../billing/progress.ts';
-import { jobTx, step, type JobCtx } from '../jobs/ctx.ts';
+import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
 import { loadTimesheet } from './load-timesheet.ts';
 import { renderCsv } from './render/csv.ts';
 import { renderHtml } from './render/html.ts';
@@ -16,15 +16,18 @@ export const renderPayload = z.object({ timesheetId: z.uuid(), format: z.enum(['
  * single row. The bytes are made outside the transaction (a pdf takes a browser), then written
  * with the run's progress in one transaction.
  */
-export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<void> {
+export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
   const { timesheetId, format } = renderPayload.parse(payload);
-  const [done] = await ctx.sql`select 1 from documents where timesheet_id = ${timesheetId} and format = ${format}`;
+  const written = () =>
+    ctx.sql<{ documentId: string; runId: string }[]>`
+      select id as "documentId", run_id as "runId" from documents where timesheet_id = ${timesheetId} and format = ${format}`;
+  const [done] = await written();
   if (done) {
     await jobTx(ctx, (ctx) => timesheetRendered(ctx.sql, timesheetId, ctx.now()));
-    return;
+    return { timesheetId, ...done };
   }
   const model = await loadTimesheet(ctx.sql, timesheetId);
-  if (!model) return;
+  if (!model) return { timesheetId };
   step(ctx, 'render:loaded');
   const bytes = await renderBytes(ctx, model, format);
   step(ctx, 'render:rendered');
@@ -43,6 +46,7 @@ export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<voi
     step(ctx, 'render:written');
     await timesheetRendered(sql, timesheetId, ctx.now());
   });
+  return { timesheetId, ...(await written())[0] };
 }
 
 async function renderBytes(ctx: JobCtx, model: TimesheetModel, format: DocumentFormat): Promise<Buffer> {

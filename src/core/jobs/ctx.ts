@@ -25,6 +25,14 @@ export interface JobCtx {
   attempt?: { number: number; max: number };
 }
 
+/** The objects a job served or produced, recorded with its outcome in job_history. */
+export interface JobRefs {
+  runId?: string;
+  timesheetId?: string;
+  documentId?: string;
+  deliveryId?: string;
+}
+
 /** Runs `fn` in one transaction of the job's database. */
 export async function jobTx<T>(ctx: JobCtx, fn: (ctx: JobCtx) => Promise<T>): Promise<T> {
   return ctx.sql.begin((t) => fn({ ...ctx, sql: t as unknown as Db })) as Promise<T>;
