@@ -53,7 +53,7 @@ describe('POST /billing/runs', () => {
     expect(acme.banks).toEqual([{ bankId: w.bank.id, name: 'Prepaid', minutes: 120 }]);
     expect(acme.documents).toEqual([{ scope: 'combined', projectId: null }]);
     const initech = preview.clients.find((c: any) => c.clientId === w.initech.id);
-    expect(initech).toMatchObject({ entryCount: 3, minutes: 300, billableMinutes: 300 });
+    expect(initech).toMatchObject({ entryCount: 3, minutes: 240, billableMinutes: 240 });
     expect(initech.documents.map((d: any) => d.scope)).toEqual(['project', 'project']);
     expect((await app.db.sql`select 1 from billing_runs where workspace_id = ${w.ws.id}`).length).toBe(0);
     expect((await billedRunOf(w.billable)).every((e) => !e.billed)).toBe(true);

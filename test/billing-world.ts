@@ -82,7 +82,7 @@ export async function makeBillingWorld(app: TestApp, opts: { octoberOpen?: boole
     await log(tickets.banked, member, '2026-10-06', 120),
     await log(tickets.closedOnClose, member, '2026-10-07', 60),
     await log(tickets.closedOnClose, admin, '2026-10-31', 90),
-    await log(tickets.api, member, '2026-10-31', 150),
+    await log(tickets.api, member, '2026-10-31', 90),
   ];
   const untouched = [
     await log(tickets.paid, member, '2026-10-09', 15, false),
@@ -128,7 +128,7 @@ export async function drainBillingJobs(sql: Db, ctx: JobCtx): Promise<number> {
   let ran = 0;
   for (;;) {
     const jobs = await sql<{ id: string; task: string; payload: unknown }[]>`
-      select j.id, t.identifier as task, j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      select j.id, t.identifier as task, j.payload::jsonb as payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
       where t.identifier = any(${Object.keys(ops)}::text[]) order by j.id`;
     if (jobs.length === 0) return ran;
     for (const j of jobs) {
