@@ -17,6 +17,7 @@ import { mcp } from './scenarios/mcp.ts';
 import { changes } from './scenarios/changes.ts';
 import { workflow } from './scenarios/workflow.ts';
 import { load } from './scenarios/load.ts';
+import { billing } from './scenarios/billing.ts';
 
 export interface BenchEnv {
   api: string;
@@ -35,7 +36,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

@@ -16,7 +16,20 @@ const schema = z.object({
     .default(24 * 14),
   TOKEN_CACHE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   WORKER: z.enum(['on', 'off']).default('on'),
+  // Outgoing mail (timesheet deliveries). Without SMTP_URL the worker runs a local catch-all SMTP
+  // server on loopback (OUTBOX_PORT, 0 = any free port) writing each message to OUTBOX_DIR
+  // (default <DATA_DIR>/outbox) as an .eml file.
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be smtp://[user:pass@]host[:port] or smtps://...' }).optional(),
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .regex(/^([^<>\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/, 'must be an address, optionally with a name: Name <user@host>')
+    .default('Work tracker <billing@localhost>'),
+  OUTBOX_DIR: z.string().min(1).optional(),
+  OUTBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // The chromium that prints pdf documents; unset: /usr/bin/chromium (or chromium-browser) if installed, else no pdf.
+  CHROMIUM_PATH: z.string().min(1).optional(),
   // Per API token and minute, counted in PostgreSQL across processes; GET/HEAD are reads, the rest writes.
   RATE_LIMIT_READS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
@@ -29,6 +42,12 @@ const schema = z.object({
     .min(1)
     .max(24 * 3600)
     .default(15 * 60),
+  // Seals stored secrets (a mailbox password, AES-256-GCM): 64 hex digits or the base64 of 32 bytes.
+  // Unset on the embedded default: a key generated once under DATA_DIR (src/core/mail/secret-box.ts).
+  WT_SECRET_KEY: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 64 hex digits or the base64 of 32 bytes')
+    .optional(),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -2,6 +2,9 @@ import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from './config.ts';
 import { TokenVerifier } from './core/auth/tokens.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
+import { loadSecretBox } from './core/mail/secret-box.ts';
+import { mailFromConfig } from './core/mail/from-config.ts';
+import { createPdfRenderer, findChromium } from './core/documents/pdf.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
@@ -22,6 +25,9 @@ const HARD_STOP_MS = 25_000;
 /** `npm start` runs web and worker in one process; the Procfile runs them apart (`web`, `worker`). */
 async function main(role: 'all' | 'web' | 'worker') {
   const config = loadConfig();
+  // The key sealing stored secrets (mailbox passwords): WT_SECRET_KEY, or on the embedded default one made
+  // once under DATA_DIR now, before the web and worker roles need it.
+  loadSecretBox(config);
   const log = makeLogger(config.LOG_LEVEL);
   const db = await openDatabase(config, log);
   const applied = await migrate(db.sql, db.url);
@@ -51,7 +57,18 @@ async function main(role: 'all' | 'web' | 'worker') {
     );
   }
   if (role !== 'web' && config.WORKER === 'on') {
-    const worker = await startWorker(db.url, db.sql, log, { drainMs: JOB_DRAIN_MS });
+    // Deliveries go to SMTP_URL; without it, to a local outbox server started here (the embedded default).
+    const mail = await mailFromConfig(config, log);
+    const outbox = mail.outbox;
+    if (outbox) {
+      console.log(`No SMTP_URL: outgoing mail goes to ${outbox.url} and is stored as .eml files in ${outbox.dir}`);
+      closers.push(() => outbox.close());
+    }
+    // pdf documents where a Chromium is installed: one browser per worker process, started on first use.
+    const pdf = createPdfRenderer(findChromium(config.CHROMIUM_PATH), log);
+    if (pdf) closers.push(() => pdf.close());
+    const services = { sql: db.sql, now: () => new Date(), log, pdf, mailer: mail.mailer, mailFrom: config.MAIL_FROM };
+    const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS });
     let workerStopping = false;
     // A runner that fails for good stops taking jobs: exit so the process manager starts a new one.
     worker.runner.promise.catch((err: unknown) => {

@@ -77,7 +77,10 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 describe('get_bank_balances', () => {
-  it('owner: every bank; deposits minus billed minutes of tickets whose effective policy is the bank', async () => {
+  // Every policy above is set before its entries are billed, so each run line recorded the bank the
+  // ticket drew on then: consumption is the live run lines per bank (see test/banks-admin.test.ts
+  // for a policy changed after billing, and a voided run giving its minutes back).
+  it('owner: every bank; deposits minus the minutes billed against it by live runs', async () => {
     expect(await balances(owner)).toEqual([
       { id: prepaid.id, name: 'Prepaid 2025', clientId: acme.id, clientName: 'Acme', depositedMinutes: 840, consumedMinutes: 120, remainingMinutes: 720 },
       { id: support.id, name: 'Support', clientId: acme.id, clientName: 'Acme', depositedMinutes: 120, consumedMinutes: 0, remainingMinutes: 120 },

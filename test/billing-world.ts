@@ -124,7 +124,7 @@ export function jobCtx(sql: Db, opts: { pdf?: PdfRenderer | null; mailer?: Maile
 export async function drainBillingJobs(sql: Db, ctx: JobCtx): Promise<number> {
   const { allocateRun } = await import('../src/core/billing/allocate.ts');
   const { renderDocument } = await import('../src/core/documents/render-document.ts');
-  const ops: Record<string, (c: JobCtx, p: unknown) => Promise<void>> = { 'billing:allocate': allocateRun, 'documents:render': renderDocument };
+  const ops: Record<string, (c: JobCtx, p: unknown) => Promise<unknown>> = { 'billing:allocate': allocateRun, 'documents:render': renderDocument };
   let ran = 0;
   for (;;) {
     const jobs = await sql<{ id: string; task: string; payload: unknown }[]>`

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startTestApp, type TestApp } from './helpers/app.ts';
 import {
+  makeBank,
   makeClient,
   makeProject,
   makeTicket,
@@ -148,7 +148,7 @@ describe('PATCH /tickets/{ref}', () => {
 
   it('billing fields: client, policy, mode and description', async () => {
     const t = await newTicket();
-    const bank = randomUUID();
+    const bank = (await makeBank(app.db.sql, ws, { clientId: collab.id })).id;
     const res = await patch(t.id, { billingClientId: collab.id, billingPolicy: `bank:${bank}`, billingMode: 'on_close', billingDescription: 'Support' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.billingClient).toEqual({ id: collab.id, name: 'Collab' });

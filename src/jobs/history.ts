@@ -1,10 +1,8 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../db/connect.ts';
 
-/** The business objects a payload names, recorded with the job's outcome (what the console searches by). */
-const REFS = { runId: 'run_id', timesheetId: 'timesheet_id', documentId: 'document_id', deliveryId: 'delivery_id' } as const;
-
-function refsOf(payload: unknown): Record<(typeof REFS)[keyof typeof REFS], string | null> {
+/** The business objects a payload (or a task's answer) names, recorded with the job's outcome (what the console searches by). */
+function refsOf(payload: unknown): Record<'run_id' | 'timesheet_id' | 'document_id' | 'delivery_id', string | null> {
   const p = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
   const uuid = (v: unknown) => (typeof v === 'string' && /^[0-9a-f-]{36}$/i.test(v) ? v : null);
   return { run_id: uuid(p.runId), timesheet_id: uuid(p.timesheetId), document_id: uuid(p.documentId), delivery_id: uuid(p.deliveryId) };

@@ -1,13 +1,14 @@
 import type { Task, TaskList } from 'graphile-worker';
 import { billingTasks, type JobServices } from './billing.ts';
 import { recorded } from './history.ts';
+import { mailCrontab, mailTasks } from './mail.ts';
 
 /**
  * Every task the worker runs, each recorded in job_history. Payloads are `unknown` until
  * checked; each task is idempotent so a retry after a crash is harmless.
  */
 export function taskListFor(services: JobServices): TaskList {
-  const tasks: TaskList = { ...maintenanceTasks, ...billingTasks(services) };
+  const tasks: TaskList = { ...maintenanceTasks, ...billingTasks(services), ...mailTasks(services) };
   const onError = (err: unknown) => services.log.warn({ err }, 'job history not recorded');
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, recorded(services.sql, task as Task, onError)]));
 }
@@ -27,4 +28,4 @@ const maintenanceTasks: TaskList = {
 };
 
 /** Recurring tasks, in graphile-worker's crontab format. */
-export const crontab = ['17 * * * * sessions:cleanup', '*/10 * * * * limits:cleanup'].join('\n');
+export const crontab = ['17 * * * * sessions:cleanup', '*/10 * * * * limits:cleanup', mailCrontab].join('\n');

@@ -1,7 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
-import type { Db } from '../db/connect.ts';
-import type { Logger } from '../log.ts';
 import { defaultLiveness, WorkerLiveness, type LivenessOptions } from './liveness.ts';
 import type { JobServices } from './billing.ts';
 import { crontab, taskListFor } from './tasks.ts';

@@ -4,7 +4,6 @@ import { authorize } from '../access/authorize.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { billingContactSql } from '../documents/access.ts';
-import { effectiveBillingPolicySql } from '../tickets/filters.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -20,7 +19,7 @@ export interface BankBalance {
   clientName: string;
   /** Sum of deposits (negative deposits correct earlier ones). */
   depositedMinutes: number;
-  /** Billed minutes of entries whose ticket's effective billing policy is this bank. */
+  /** Minutes billed against this bank by runs not voided (corrections are signed). */
   consumedMinutes: number;
   /** depositedMinutes - consumedMinutes; negative when overdrawn. */
   remainingMinutes: number;
@@ -54,30 +53,28 @@ function bankAccessSql(sql: Db, p: Principal): Fragment {
 }
 
 /**
- * Balances of the time banks the caller may read, by client name then bank name. One
- * statement: deposits per bank, and the billed minutes of entries on tickets whose effective
- * billing policy (ticket, else project, else client) names the bank.
+ * Balances of the banks of a workspace that meet `filter` (a condition over banks row `b`), by
+ * client name then bank name: the one balance query, for get_bank_balances and the admin bank
+ * endpoints. Deposits per bank, minus the minutes of the live lines of billing runs that drew on
+ * the bank: the policy recorded when a run billed the entry (a later policy change does not
+ * rewrite what was billed), and a voided run's lines are no longer live, so its draw-downs return.
  */
+export async function selectBankBalances(sql: Db, workspaceId: string, filter: Fragment): Promise<BankBalance[]> {
+  const rows = await sql<Omit<BankBalance, 'remainingMinutes'>[]>`
+    select b.id, b.name, b.client_id as "clientId", c.name as "clientName",
+           coalesce((select sum(d.minutes) from bank_deposits d where d.bank_id = b.id), 0)::int as "depositedMinutes",
+           coalesce((select sum(l.minutes) from billing_run_entries l where l.bank_id = b.id and l.active), 0)::int as "consumedMinutes"
+    from banks b join clients c on c.id = b.client_id
+    where b.workspace_id = ${workspaceId} and ${filter}
+    order by c.name, b.name, b.id`;
+  return rows.map((b) => ({ ...b, remainingMinutes: b.depositedMinutes - b.consumedMinutes }));
+}
+
+/** get_bank_balances: the balances of the time banks the caller may read (see bankAccessSql). */
 export async function getBankBalances(ctx: Ctx, input: unknown): Promise<{ banks: BankBalance[] }> {
   authorize(ctx, 'banks.balances');
   const q = bankBalancesInput.parse(input ?? {});
   const { sql, principal: p } = ctx;
-  const banks = await sql<BankBalance[]>`
-    with visible_banks as (
-      select b.id, b.name, b.client_id from banks b
-      where b.workspace_id = ${p.workspaceId} and ${bankAccessSql(sql, p)}
-        ${q.clientId ? sql`and b.client_id = ${q.clientId.toLowerCase()}::uuid` : sql``}
-    ),
-    consumed as (
-      select lower(${effectiveBillingPolicySql(sql, 't')}) as policy, sum(e.minutes)::bigint as minutes
-      from time_entries e join tickets t on t.id = e.ticket_id
-      where e.workspace_id = ${p.workspaceId} and e.billed and exists (select 1 from visible_banks)
-      group by 1
-    )
-    select vb.id, vb.name, vb.client_id as "clientId", c.name as "clientName",
-           coalesce((select sum(d.minutes) from bank_deposits d where d.bank_id = vb.id), 0)::int as "depositedMinutes",
-           coalesce((select cs.minutes from consumed cs where cs.policy = 'bank:' || vb.id::text), 0)::int as "consumedMinutes"
-    from visible_banks vb join clients c on c.id = vb.client_id
-    order by c.name, vb.name, vb.id`;
-  return { banks: banks.map((b) => ({ ...b, remainingMinutes: b.depositedMinutes - b.consumedMinutes })) };
+  const byClient = q.clientId ? sql`and b.client_id = ${q.clientId.toLowerCase()}::uuid` : sql``;
+  return { banks: await selectBankBalances(sql, p.workspaceId, sql`${bankAccessSql(sql, p)} ${byClient}`) };
 }

@@ -44,7 +44,8 @@ export async function timesheetRendered(sql: Db, timesheetId: string, now: Date)
 
 /**
  * Moves a run along its lifecycle from what exists, under a lock on the run row (so two jobs
- * finishing together agree): `rendering` until every document of its first-version timesheets is
+ * finishing together agree; `no key update`, since writing a document already holds a key-share
+ * lock on its run through the foreign key, and `for update` would deadlock two renders): `rendering` until every document of its first-version timesheets is
  * written, then `delivering` while any delivery is pending, then `completed`. A voided or failed
  * run does not move.
  */
@@ -56,7 +57,7 @@ export async function advanceRun(sql: Db, runId: string, now: Date): Promise<voi
             from timesheets s where s.run_id = r.id and s.version = 1)::int as missing,
            (select count(*) from document_deliveries dd join timesheets s on s.id = dd.timesheet_id
             where s.run_id = r.id and dd.state = 'pending')::int as pending
-    from billing_runs r where r.id = ${runId} for update of r`;
+    from billing_runs r where r.id = ${runId} for no key update of r`;
   if (!run || !['rendering', 'delivering'].includes(run.status)) return;
   const next = run.missing > 0 ? 'rendering' : run.pending > 0 ? 'delivering' : 'completed';
   if (next === run.status) return;

@@ -25,7 +25,12 @@ export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Pro
     from timesheets s where s.id = any(${sheets.map((s) => s.id)}::uuid[]) and d.timesheet_id = s.supersedes_id`;
   for (const sheet of sheets) {
     for (const format of sheet.formats) {
-      await enqueue(sql, 'documents:render', { timesheetId: sheet.id, format }, { jobKey: `documents:render:${sheet.id}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS });
+      await enqueue(
+        sql,
+        'documents:render',
+        { timesheetId: sheet.id, format },
+        { jobKey: `documents:render:${sheet.id}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
+      );
     }
   }
   return new Set(sheets.map((s) => s.runId)).size;

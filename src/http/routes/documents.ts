@@ -1,8 +1,29 @@
+import contentDisposition from 'content-disposition';
+import { z } from 'zod';
+import { downloadDocument, type DocumentDownload } from '../../core/documents/download.ts';
+import { listDocumentGrants, setDocumentGrant, setDocumentGrantInput } from '../../core/documents/grants.ts';
 import { listDocuments, listDocumentsInput } from '../../core/documents/list.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute } from '../route-table.ts';
+import { defineRoute, idParam } from '../route-table.ts';
 
-/** Routes for client timesheet documents (issue 6): the list; downloads come with rendering. */
+/**
+ * The contract's download headers: the type by format, html shown inline (a timesheet to read
+ * and print) and the other formats saved as `<number>.<format>`, never cached, never sniffed,
+ * and a CSP that lets the document's inline styles apply but nothing load or run.
+ */
+function downloadHeaders(file: DocumentDownload): Record<string, string> {
+  return {
+    'Content-Type': file.contentType,
+    'Content-Disposition': file.disposition === 'inline' ? 'inline' : contentDisposition(file.filename, { type: 'attachment' }),
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+  };
+}
+
+const clientParams = z.object({ id: idParam() });
+
+/** Client timesheet documents: the list, downloads, and (Owner/Admin session) document grants. */
 export const documentsRoutes = [
   defineRoute({
     method: 'GET',
@@ -12,6 +33,39 @@ export const documentsRoutes = [
     output: null,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/documents/:id/download',
+    action: 'documents.download',
+    input: { params: z.object({ id: idParam() }) },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const file = await downloadDocument(coreCtx(deps, ctx), { documentId: params.id });
+      ctx.set(downloadHeaders(file));
+      ctx.body = file.bytes;
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/clients/:id/document-grants',
+    action: 'documents.grants.list',
+    input: { params: clientParams },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      ctx.body = await listDocumentGrants(coreCtx(deps, ctx), { clientId: params.id });
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/clients/:id/document-grants',
+    action: 'documents.grants.set',
+    input: { params: clientParams, body: setDocumentGrantInput },
+    output: null,
+    handler: async ({ ctx, deps, params }) => {
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      ctx.body = await setDocumentGrant(coreCtx(deps, ctx), { ...body, clientId: params.id });
     },
   }),
 ];

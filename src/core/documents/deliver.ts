@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import addressparser from 'nodemailer/lib/addressparser';
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { advanceRun } from '../billing/progress.ts';
+import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import type { SendResult } from '../mail/mailer.ts';
+import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
+import type { DocumentFormat } from './timesheet-model.ts';
+
+export const deliverPayload = z.object({ deliveryId: z.uuid() });
+
+type FinalState = 'sent' | 'failed' | 'skipped' | 'unknown';
+
+interface DeliveryRow {
+  state: string;
+  email: string | null;
+  wasSending: boolean;
+  optedOut: boolean;
+  timesheetId: string;
+  workspaceId: string;
+  number: string;
+  runId: string;
+  runStatus: string;
+  clientName: string;
+  locale: string;
+  agency: string;
+  periodStart: string;
+  periodEnd: string;
+}
+
+/** What the first transaction decided: nothing left to do, wait for a re-rendered version, or send this email. */
+type Claim = { kind: 'done' } | { kind: 'wait' } | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; sheet: DeliverySheet };
+
+/**
+ * The `documents:deliver` job: sends one timesheet (its pdf or html, and its csv, in one email)
+ * to one billing recipient, at most once. The Message-ID is stored and the attempt marked
+ * (`sending_at`) in a transaction committed before the message goes out, so a retry after a crash
+ * mid-send finds the mark and records `unknown` instead of sending a second email; the outcome is
+ * recorded in a second transaction with the run's progress. A temporary refusal keeps the
+ * delivery `pending` and throws, so graphile-worker retries with backoff, until the last attempt
+ * records `failed`.
+ */
+export async function deliverTimesheet(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
+  const { deliveryId } = deliverPayload.parse(payload);
+  const final = !ctx.attempt || ctx.attempt.number >= ctx.attempt.max;
+  const claim = await jobTx(ctx, (ctx) => claimDelivery(ctx, deliveryId, final));
+  if (claim.kind === 'wait') throw new Error('The timesheet was superseded (a redaction) and its new version is not rendered yet; retrying later.');
+  if (claim.kind === 'done') return { deliveryId };
+  const { runId, sheet } = claim;
+  const mail = deliveryEmail(sheet, { from: ctx.mailFrom, to: claim.email, messageId: claim.messageId });
+  // A mailer that throws may have sent the message or not: the same doubt as a connection lost after DATA.
+  const result = await ctx.mailer.send(mail).catch((err: unknown): SendResult => ({ outcome: 'unknown', reply: errorText(err) }));
+  step(ctx, 'deliver:sent');
+  const retry = result.outcome === 'temporary' && !final;
+  await jobTx(ctx, async (ctx) => {
+    const now = ctx.now();
+    if (retry) {
+      await ctx.sql`
+        update document_deliveries set sending_at = null, detail = ${result.reply}, attempted_at = ${now}, updated_at = ${now}
+        where id = ${deliveryId}`;
+    } else {
+      await finish(ctx.sql, deliveryId, runId, STATE_OF[result.outcome], result.reply, now);
+    }
+    step(ctx, 'deliver:recorded');
+  });
+  if (retry) throw new Error(`Temporary SMTP failure, retrying: ${result.reply}`);
+  return { deliveryId, runId, timesheetId: claim.timesheetId };
+}
+
+const STATE_OF: Record<SendResult['outcome'], FinalState> = { accepted: 'sent', rejected: 'failed', temporary: 'failed', unknown: 'unknown' };
+
+/**
+ * Under the delivery's row lock: a delivery no longer pending is done; one whose run was voided,
+ * whose recipient opted out since, or which an earlier attempt left mid-send is settled here;
+ * otherwise the documents are read and the attempt is marked with its Message-ID.
+ */
+async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): Promise<Claim> {
+  const { sql } = ctx;
+  const now = ctx.now();
+  const [d] = await sql<DeliveryRow[]>`
+    select dd.state, dd.email, dd.sending_at is not null as "wasSending", coalesce(rc.opted_out, false) as "optedOut",
+           s.id as "timesheetId", s.workspace_id as "workspaceId", s.number, s.run_id as "runId", r.status as "runStatus",
+           c.name as "clientName", c.locale, w.name as agency, p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
+    from document_deliveries dd
+    join timesheets s on s.id = dd.timesheet_id
+    join billing_runs r on r.id = s.run_id
+    join periods p on p.id = r.period_id
+    join clients c on c.id = s.client_id
+    join workspaces w on w.id = s.workspace_id
+    left join client_billing_recipients rc on rc.id = dd.recipient_id
+    where dd.id = ${deliveryId}
+    for update of dd`;
+  if (!d || d.state !== 'pending') return { kind: 'done' };
+  const settle = async (state: FinalState, detail: string): Promise<Claim> => {
+    await finish(sql, deliveryId, d.runId, state, detail, now);
+    return { kind: 'done' };
+  };
+  if (d.runStatus === 'voided') return settle('skipped', 'The billing run was voided before sending.');
+  if (d.wasSending) return settle('unknown', 'The previous attempt stopped while sending; not re-sent automatically.');
+  if (d.optedOut) return settle('skipped', 'The recipient opted out of timesheet emails.');
+  if (!d.email) return settle('skipped', 'The recipient has no email address.');
+  const files = await currentFiles(sql, d);
+  if (!files) return final ? settle('failed', 'The timesheet was superseded and its new version was not rendered in time.') : { kind: 'wait' };
+  step(ctx, 'deliver:loaded');
+  const [claimed] = await sql<{ messageId: string }[]>`
+    update document_deliveries
+    set message_id = coalesce(message_id, ${newMessageId(ctx.mailFrom)}), sending_at = ${now}, attempts = attempts + 1,
+        attempted_at = ${now}, updated_at = ${now}
+    where id = ${deliveryId}
+    returning message_id as "messageId"`;
+  step(ctx, 'deliver:claimed');
+  const sheet: DeliverySheet = { ...pick(d), files };
+  return { kind: 'send', runId: d.runId, timesheetId: d.timesheetId, email: d.email, messageId: claimed!.messageId, sheet };
+}
+
+/**
+ * The files to attach, from the timesheet's current version: after a redaction the email
+ * carries the new version (same number), never the redacted one. Null while that version is
+ * not wholly rendered.
+ */
+async function currentFiles(sql: Db, d: DeliveryRow): Promise<DeliverySheet['files'] | null> {
+  const [sheet] = await sql<{ id: string; formats: DocumentFormat[] }[]>`
+    select id, formats from timesheets where workspace_id = ${d.workspaceId} and number = ${d.number} order by version desc limit 1`;
+  if (!sheet) return null;
+  const main: DocumentFormat = sheet.formats.includes('pdf') ? 'pdf' : 'html';
+  const wanted = [main, 'csv' as const].filter((f) => sheet.formats.includes(f));
+  const files = await sql<{ format: DocumentFormat; content: Buffer }[]>`
+    select format, content from documents where timesheet_id = ${sheet.id} and format = any(${wanted}::text[]) and content is not null
+    order by format desc`;
+  return files.length === wanted.length ? [...files] : null;
+}
+
+const pick = ({ number, clientName, locale, agency, periodStart, periodEnd }: DeliveryRow) => ({ number, clientName, locale, agency, periodStart, periodEnd });
+
+/** Records a final state (and the run's progress) in the caller's transaction. */
+async function finish(sql: Db, deliveryId: string, runId: string, state: FinalState, detail: string, now: Date): Promise<void> {
+  await sql`
+    update document_deliveries set state = ${state}, detail = ${detail}, sending_at = null, attempted_at = ${now}, updated_at = ${now}
+    where id = ${deliveryId}`;
+  await advanceRun(sql, runId, now);
+}
+
+/** `<uuid@domain of MAIL_FROM>`: ours, unique, and stored before the first attempt. */
+function newMessageId(mailFrom: string): string {
+  const first = addressparser(mailFrom, { flatten: true })[0];
+  const domain = first?.address.split('@')[1] || 'localhost';
+  return `<${randomUUID()}@${domain}>`;
+}
+
+const errorText = (err: unknown) => `The mailer failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);

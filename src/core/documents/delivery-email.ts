@@ -1,0 +1,78 @@
+import type { OutgoingMail } from '../mail/mailer.ts';
+import type { DocumentFormat } from './timesheet-model.ts';
+
+/** One timesheet as its email shows it: the renderings to attach and what the text names. */
+export interface DeliverySheet {
+  number: string;
+  clientName: string;
+  /** The client's locale (`de-DE`): the language of the text and the format of the period. */
+  locale: string;
+  /** The agency (the workspace), who signs the text. */
+  agency: string;
+  periodStart: string;
+  periodEnd: string;
+  files: { format: DocumentFormat; content: Uint8Array }[];
+}
+
+interface Wording {
+  subject: (number: string, client: string) => string;
+  body: (number: string, client: string, period: string, agency: string) => string;
+}
+
+/** The email's words by language; a language not listed gets English. */
+const WORDING: Record<string, Wording> = {
+  en: {
+    subject: (n, c) => `Timesheet ${n} — ${c}`,
+    body: (n, c, p, a) => `Hello,\n\nplease find attached timesheet ${n} for ${c}, covering ${p}.\n\nKind regards,\n${a}\n`,
+  },
+  de: {
+    subject: (n, c) => `Stundennachweis ${n} — ${c}`,
+    body: (n, c, p, a) => `Guten Tag,\n\nanbei erhalten Sie den Stundennachweis ${n} für ${c} über den Zeitraum ${p}.\n\nMit freundlichen Grüßen\n${a}\n`,
+  },
+  fr: {
+    subject: (n, c) => `Relevé d'heures ${n} — ${c}`,
+    body: (n, c, p, a) => `Bonjour,\n\nveuillez trouver ci-joint le relevé d'heures ${n} de ${c} pour la période ${p}.\n\nCordialement,\n${a}\n`,
+  },
+};
+
+const CONTENT_TYPES: Record<DocumentFormat, string> = {
+  pdf: 'application/pdf',
+  html: 'text/html; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+};
+
+/**
+ * The email of one delivery: the pdf (or, without one, the html) and the csv attached, a short
+ * text in the client's language, and `Auto-Submitted: auto-generated` (RFC 3834) so that
+ * auto-responders stay silent and our own mail intake never answers or files it.
+ */
+export function deliveryEmail(sheet: DeliverySheet, envelope: { from: string; to: string; messageId: string }): OutgoingMail {
+  const locale = supported(sheet.locale);
+  const words = WORDING[new Intl.Locale(locale).language] ?? WORDING.en!;
+  const main = sheet.files.find((f) => f.format === 'pdf') ?? sheet.files.find((f) => f.format === 'html');
+  const csv = sheet.files.find((f) => f.format === 'csv');
+  return {
+    ...envelope,
+    subject: words.subject(sheet.number, sheet.clientName),
+    text: words.body(sheet.number, sheet.clientName, period(locale, sheet.periodStart, sheet.periodEnd), sheet.agency),
+    headers: { 'Auto-Submitted': 'auto-generated' },
+    attachments: [main, csv]
+      .filter((f) => f !== undefined)
+      .map((f) => ({ filename: `${sheet.number}.${f.format}`, contentType: CONTENT_TYPES[f.format], content: f.content })),
+  };
+}
+
+/** The locale if Intl knows it, else English (a client's locale is free text). */
+function supported(locale: string): string {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([locale])[0] ?? 'en';
+  } catch {
+    return 'en';
+  }
+}
+
+/** The period as the client writes a date range (`Oct 1 – 31, 2026`, `01.–31.10.2026`). */
+function period(locale: string, start: string, end: string): string {
+  const f = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
+  return f.formatRange(new Date(`${start}T00:00:00Z`), new Date(`${end}T00:00:00Z`));
+}

@@ -1,0 +1,141 @@
+/** The fixed words of a timesheet, in the languages our clients read; any other language gets English. */
+export interface Labels {
+  title: string;
+  agency: string;
+  client: string;
+  number: string;
+  version: string;
+  issued: string;
+  period: string;
+  project: string;
+  ticket: string;
+  description: string;
+  dates: string;
+  people: string;
+  hours: string;
+  charged: string;
+  free: string;
+  /** The tag of a line drawn from a time bank, before the bank's name. */
+  bank: string;
+  correction: string;
+  subtotal: string;
+  totals: string;
+  totalHours: string;
+  chargedHours: string;
+  freeHours: string;
+  bankHours: string;
+  banks: string;
+  bankName: string;
+  balanceBefore: string;
+  drawn: string;
+  balanceAfter: string;
+  noEntries: string;
+  /** Between a label and its value (French puts a no-break space before the colon). */
+  colon: string;
+}
+
+const en: Labels = {
+  title: 'Timesheet',
+  agency: 'From',
+  client: 'Client',
+  number: 'No.',
+  version: 'Version',
+  issued: 'Issued',
+  period: 'Period',
+  project: 'Project',
+  ticket: 'Ticket',
+  description: 'Description',
+  dates: 'Dates',
+  people: 'People',
+  hours: 'Hours',
+  charged: 'Charged',
+  free: 'Free',
+  bank: 'Bank',
+  correction: 'Correction',
+  subtotal: 'Subtotal',
+  totals: 'Totals',
+  totalHours: 'Total hours',
+  chargedHours: 'Charged hours',
+  freeHours: 'Free hours',
+  bankHours: 'Hours drawn from banks',
+  banks: 'Time banks',
+  bankName: 'Bank',
+  balanceBefore: 'Balance before',
+  drawn: 'Drawn',
+  balanceAfter: 'Balance after',
+  noEntries: 'No time was billed on this timesheet.',
+  colon: ': ',
+};
+
+const de: Labels = {
+  title: 'Stundennachweis',
+  agency: 'Von',
+  client: 'Kunde',
+  number: 'Nr.',
+  version: 'Version',
+  issued: 'Ausgestellt am',
+  period: 'Zeitraum',
+  project: 'Projekt',
+  ticket: 'Ticket',
+  description: 'Beschreibung',
+  dates: 'Datum',
+  people: 'Personen',
+  hours: 'Stunden',
+  charged: 'Berechnet',
+  free: 'Kostenlos',
+  bank: 'Kontingent',
+  correction: 'Korrektur',
+  subtotal: 'Zwischensumme',
+  totals: 'Summen',
+  totalHours: 'Stunden gesamt',
+  chargedHours: 'Berechnete Stunden',
+  freeHours: 'Kostenlose Stunden',
+  bankHours: 'Aus Kontingenten',
+  banks: 'Stundenkontingente',
+  bankName: 'Kontingent',
+  balanceBefore: 'Stand vorher',
+  drawn: 'Abgebucht',
+  balanceAfter: 'Stand nachher',
+  noEntries: 'Auf diesem Stundennachweis wurde keine Zeit abgerechnet.',
+  colon: ': ',
+};
+
+const fr: Labels = {
+  title: 'Relevé d’heures',
+  agency: 'De',
+  client: 'Client',
+  number: 'N°',
+  version: 'Version',
+  issued: 'Émis le',
+  period: 'Période',
+  project: 'Projet',
+  ticket: 'Ticket',
+  description: 'Description',
+  dates: 'Dates',
+  people: 'Intervenants',
+  hours: 'Heures',
+  charged: 'Facturé',
+  free: 'Gratuit',
+  bank: 'Banque d’heures',
+  correction: 'Correction',
+  subtotal: 'Sous-total',
+  totals: 'Totaux',
+  totalHours: 'Total des heures',
+  chargedHours: 'Heures facturées',
+  freeHours: 'Heures gratuites',
+  bankHours: 'Heures prélevées sur les banques',
+  banks: 'Banques d’heures',
+  bankName: 'Banque',
+  balanceBefore: 'Solde avant',
+  drawn: 'Prélevé',
+  balanceAfter: 'Solde après',
+  noEntries: 'Aucune heure n’est facturée sur ce relevé.',
+  colon: '\u00a0: ',
+};
+
+const byLanguage: Record<string, Labels> = { en, de, fr };
+
+/** The labels for a (resolved) locale's language. */
+export function labelsFor(locale: string): Labels {
+  return byLanguage[new Intl.Locale(locale).language] ?? en;
+}

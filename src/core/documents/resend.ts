@@ -1,0 +1,58 @@
+import { authorize } from '../access/authorize.ts';
+import { enqueueDelivery } from '../billing/progress.ts';
+import { tx, type Ctx } from '../ctx.ts';
+import { conflict, notFound } from '../errors.ts';
+import { parseUuid } from '../validation.ts';
+import type { DocumentDelivery } from './list.ts';
+
+/** A delivery as the resend answers it: the contract's delivery entry, with its id. */
+export interface DeliveryState extends DocumentDelivery {
+  id: string;
+}
+
+/** Only these end states are an operator's to retry: `sent` and `skipped` are settled, `pending` is in flight. */
+const RESENDABLE = ['failed', 'unknown'];
+
+/**
+ * POST /documents/{id}/deliveries/{deliveryId}/resend: Owner/Admin from a browser session. An
+ * explicit operator decision to send a `failed` or `unknown` delivery again (for `unknown`,
+ * accepting that the client may get the email twice), recorded in `delivery_resends` with the
+ * state it replaces. The delivery goes back to `pending` as a new email (a new Message-ID, its
+ * attempts counted afresh), its job is queued, and a completed run is `delivering` again until
+ * the job settles it. The delivery must be one of the document's timesheet (else 404); a voided
+ * run's deliveries are history (409 `run_voided`).
+ */
+export async function resendDelivery(ctx: Ctx, input: unknown): Promise<DeliveryState> {
+  authorize(ctx, 'documents.resend');
+  const raw = (input ?? {}) as { documentId?: unknown; deliveryId?: unknown };
+  const documentId = parseUuid(raw.documentId, 'id');
+  const deliveryId = parseUuid(raw.deliveryId, 'deliveryId');
+  return tx(ctx, async (ctx) => {
+    const { sql, principal: p } = ctx;
+    const now = ctx.now();
+    const [doc] = await sql<{ timesheetId: string }[]>`
+      select timesheet_id as "timesheetId" from documents where id = ${documentId} and workspace_id = ${p.workspaceId}`;
+    if (!doc) throw notFound('unknown_document', undefined, 'No such document.');
+    const [d] = await sql<{ state: string; detail: string | null; runId: string; runStatus: string }[]>`
+      select dd.state, dd.detail, s.run_id as "runId", r.status as "runStatus"
+      from document_deliveries dd join timesheets s on s.id = dd.timesheet_id join billing_runs r on r.id = s.run_id
+      where dd.id = ${deliveryId} and dd.timesheet_id = ${doc.timesheetId}
+      for update of dd`;
+    if (!d) throw notFound('unknown_delivery', undefined, 'No such delivery of this document.');
+    if (!RESENDABLE.includes(d.state)) {
+      throw conflict('delivery_not_resendable', { state: d.state }, 'Only a failed or unknown delivery can be resent.');
+    }
+    if (d.runStatus === 'voided') throw conflict('run_voided', undefined, 'The billing run was voided; its deliveries are history.');
+    await sql`
+      insert into delivery_resends (delivery_id, previous_state, previous_detail, requested_by, requested_at)
+      values (${deliveryId}, ${d.state}, ${d.detail}, ${p.identityId}, ${now})`;
+    const [row] = await sql<DeliveryState[]>`
+      update document_deliveries
+      set state = 'pending', detail = null, message_id = null, sending_at = null, attempts = 0, updated_at = ${now}
+      where id = ${deliveryId}
+      returning id, email, state, detail, to_char(attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "attemptedAt"`;
+    await sql`update billing_runs set status = 'delivering', completed_at = null where id = ${d.runId} and status = 'completed'`;
+    await enqueueDelivery(sql, deliveryId);
+    return row!;
+  });
+}
