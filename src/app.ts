@@ -5,7 +5,11 @@ import type { AppState } from './http/context.ts';
 import { jsonOnly, requestId, securityHeaders } from './http/middleware/basics.ts';
 import { errorEnvelope } from './http/middleware/errors.ts';
 import { cleanInput } from './http/middleware/input.ts';
+import { apiVersion } from './http/openapi/version.ts';
 import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
+import { outboxDir } from './core/mail/from-config.ts';
+import { opsConsole } from './ops/console.ts';
+import { crontab } from './jobs/tasks.ts';
 
 /**
  * The web process's Koa app: REST from src/http and /mcp from src/mcp, composed here so that
@@ -15,8 +19,11 @@ export function buildApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   app.use(requestId);
+  app.use(apiVersion);
   app.use(securityHeaders);
   app.use(errorEnvelope(services.log));
+  // the console (/ops) answers HTML and parses its own form posts, so it comes before the JSON-only rules
+  app.use(opsConsole(services, { crontab, outboxDir: services.config.SMTP_URL ? null : outboxDir(services.config) }));
   app.use(mcpBodyErrors); // /mcp answers body errors in JSON-RPC, not the envelope
   app.use(jsonOnly);
   app.use(parseJsonBody());

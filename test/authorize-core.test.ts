@@ -4,12 +4,16 @@ import { startRun } from '../src/core/billing/start.ts';
 import { voidRun } from '../src/core/billing/void.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, actions, type Action, type BooleanPermission, type Requirement } from '../src/core/access/actions.ts';
+import type { SubjectPermission } from '../src/core/tickets/permissions.ts';
+import type { TicketFacts } from '../src/core/tickets/load.ts';
+import type { ProjectFacts } from '../src/core/tickets/fields.ts';
 import { authorize } from '../src/core/access/authorize.ts';
 import { downloadAttachment } from '../src/core/attachments/download.ts';
 import { uploadAttachment } from '../src/core/attachments/upload.ts';
 import { createToken, listTokens, revokeToken } from '../src/core/auth/tokens.ts';
 import type { Principal, Role, Scope } from '../src/core/auth/principal.ts';
 import { getBankBalances } from '../src/core/banks/balances.ts';
+import { createBank, depositToBank, listBanks, listClientBanks } from '../src/core/banks/manage.ts';
 import { getBoard } from '../src/core/board/board.ts';
 import { getBoardColumn } from '../src/core/board/column.ts';
 import { getMyWork } from '../src/core/board/my.ts';
@@ -22,7 +26,13 @@ import { createComment } from '../src/core/comments/create.ts';
 import { listComments } from '../src/core/comments/list.ts';
 import { getContextPack } from '../src/core/context/pack.ts';
 import type { Ctx } from '../src/core/ctx.ts';
+import { downloadDocument } from '../src/core/documents/download.ts';
+import { listDocumentGrants, setDocumentGrant } from '../src/core/documents/grants.ts';
 import { listDocuments } from '../src/core/documents/list.ts';
+import { listIntakeMessages } from '../src/core/mail/intake/log.ts';
+import { requestPoll } from '../src/core/mail/intake/schedule.ts';
+import { deleteMailbox, getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
+import { resendDelivery } from '../src/core/documents/resend.ts';
 import { isAppError } from '../src/core/errors.ts';
 import { addLink } from '../src/core/links/add.ts';
 import { removeLink } from '../src/core/links/remove.ts';
@@ -48,11 +58,14 @@ import { addViewers } from '../src/core/viewers/add.ts';
 import { previewVisibility } from '../src/core/viewers/preview.ts';
 import { removeViewer } from '../src/core/viewers/remove.ts';
 import { getWorkflow } from '../src/core/workflow/get.ts';
+import { listPeople } from '../src/core/people/list.ts';
+import { listProjects } from '../src/core/projects/list.ts';
 import type { Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import {
   addViewers as makeViewers,
   makeClient,
+  makeComment,
   makeProject,
   makeTicket,
   makeUser,
@@ -84,6 +97,10 @@ interface World {
   ticket: { id: string; humanId: string };
   other: { id: string; humanId: string };
   projectId: string;
+  /** A project nobody is a member of. */
+  elsewhereId: string;
+  /** A client comment on `ticket` by the client user. */
+  clientComment: { id: string };
   stateId: string;
 }
 
@@ -108,8 +125,25 @@ beforeAll(async () => {
   // viewers see the ticket without being project members: they lack addViewers (ordinary client) and logTime (staff)
   await makeViewers(sql, ticket.id, [client.id, outsider.id]);
   const other = await makeTicket(sql, ws, { projectId: project.id, reporterId: owner.id });
+  const elsewhere = await makeProject(sql, ws, {});
+  const clientComment = await makeComment(sql, ws, { ticketId: ticket.id, body: 'mine', audience: 'client', authorId: client.id });
   const wf = await workflowIds(sql, ws);
-  w = { sql, ws, owner, member, limited, outsider, client, clientId: c.id, ticket, other, projectId: project.id, stateId: Object.values(wf.states)[0]! };
+  w = {
+    sql,
+    ws,
+    owner,
+    member,
+    limited,
+    outsider,
+    client,
+    clientId: c.id,
+    ticket,
+    other,
+    projectId: project.id,
+    elsewhereId: elsewhere.id,
+    clientComment,
+    stateId: Object.values(wf.states)[0]!,
+  };
 }, 60_000);
 afterAll(() => db?.close());
 
@@ -117,6 +151,8 @@ interface As {
   via?: 'token' | 'session';
   scopes?: Scope[];
   reauthed?: boolean;
+  /** A token's project allow-list. */
+  projectIds?: string[];
 }
 
 function ctxOf(person: Person, as: As = {}): Ctx {
@@ -130,7 +166,7 @@ function ctxOf(person: Person, as: As = {}): Ctx {
     clientId: person === w.client ? w.clientId : null,
     via,
     scopes: new Set(as.scopes ?? ALL_SCOPES),
-    projectIds: null,
+    projectIds: as.projectIds ?? null,
     tokenId: via === 'token' ? randomUUID() : null,
     tokenKind: via === 'token' ? 'delegated' : null,
     sessionId: via === 'session' ? randomUUID() : null,
@@ -143,37 +179,52 @@ function ctxOf(person: Person, as: As = {}): Ctx {
 /** Each action's core operation, called with inputs valid enough to reach its ticket checks. */
 const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'workflow.read': (ctx) => getWorkflow(ctx),
+  'projects.list': (ctx) => listProjects(ctx),
+  'people.list': (ctx) => listPeople(ctx, {}),
   'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
   'billing.runs.list': (ctx) => listRuns(ctx, {}),
   'billing.runs.read': (ctx) => getRun(ctx, { runId: randomUUID() }),
   'billing.runs.void': (ctx) => voidRun(ctx, { runId: randomUUID(), reason: 'probe' }),
   'tickets.list': (ctx) => listTickets(ctx, {}),
-  'tickets.read': (ctx) => readTicketPage(ctx, w.ticket.humanId),
+  'tickets.read': (ctx) => readTicketPage(ctx, { ref: w.ticket.humanId }),
   'tickets.create': (ctx) => createTicket(ctx, { projectId: w.projectId, title: 'x' }),
-  'tickets.update': (ctx) => updateTicket(ctx, w.ticket.humanId, { title: 'x' }),
-  'tickets.move': (ctx) => moveTicket(ctx, w.ticket.humanId, { projectId: w.projectId }),
-  'tickets.archive': (ctx) => archiveTicket(ctx, w.ticket.humanId, { archived: false }),
-  'tickets.delete': (ctx) => deleteTicket(ctx, w.ticket.humanId),
-  'tickets.redact': (ctx) => redactTicket(ctx, w.ticket.id, { reason: 'probe' }),
-  'tickets.parent': (ctx) => setParent(ctx, w.ticket.humanId, { parentId: null }),
-  'links.add': (ctx) => addLink(ctx, w.ticket.humanId, { targetId: w.other.id, kind: 'relates' }),
-  'links.remove': (ctx) => removeLink(ctx, w.ticket.humanId, randomUUID()),
-  'codehost.add': (ctx) => addCodehostLink(ctx, w.ticket.humanId, { repo: 'acme/web', pr: 1, url: 'https://github.com/acme/web/pull/1' }),
-  'codehost.remove': (ctx) => removeCodehostLink(ctx, w.ticket.humanId, randomUUID()),
+  'tickets.update': (ctx) => updateTicket(ctx, { ref: w.ticket.humanId, title: 'x' }),
+  'tickets.move': (ctx) => moveTicket(ctx, { ref: w.ticket.humanId, projectId: w.projectId }),
+  'tickets.archive': (ctx) => archiveTicket(ctx, { ref: w.ticket.humanId, archived: false }),
+  'tickets.delete': (ctx) => deleteTicket(ctx, { ref: w.ticket.humanId }),
+  'tickets.redact': (ctx) => redactTicket(ctx, { id: w.ticket.id, reason: 'probe' }),
+  'tickets.parent': (ctx) => setParent(ctx, { ref: w.ticket.humanId, parentId: null }),
+  'links.add': (ctx) => addLink(ctx, { ref: w.ticket.humanId, targetId: w.other.id, kind: 'relates' }),
+  'links.remove': (ctx) => removeLink(ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
+  'codehost.add': (ctx) => addCodehostLink(ctx, { ref: w.ticket.humanId, repo: 'acme/web', pr: 1, url: 'https://github.com/acme/web/pull/1' }),
+  'codehost.remove': (ctx) => removeCodehostLink(ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
   'codehost.list': (ctx) => listCodehostLinks(ctx),
-  'viewers.add': (ctx) => addViewers(ctx, w.ticket.humanId, { identityIds: [w.member.id] }),
-  'viewers.remove': (ctx) => removeViewer(ctx, w.ticket.humanId, w.member.id),
-  'viewers.preview': (ctx) => previewVisibility(ctx, w.ticket.humanId, { audience: 'client', mentions: [] }),
-  'comments.list': (ctx) => listComments(ctx, w.ticket.humanId, {}),
-  'comments.create': (ctx) => createComment(ctx, w.ticket.humanId, { body: 'x' }),
-  'comments.edit': (ctx) => editComment(ctx, w.ticket.humanId, randomUUID(), { body: 'x' }),
-  'comments.delete': (ctx) => deleteComment(ctx, w.ticket.humanId, randomUUID()),
-  'attachments.upload': (ctx) => uploadAttachment(ctx, w.ticket.humanId, { filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('a') }, {}),
+  'viewers.add': (ctx) => addViewers(ctx, { ref: w.ticket.humanId, identityIds: [w.member.id] }),
+  // inputs of the subject rules name what the `lacking` person may not: another viewer, the internal audience
+  'viewers.remove': (ctx) => removeViewer(ctx, { ref: w.ticket.humanId, identityId: w.outsider.id }),
+  'viewers.preview': (ctx) => previewVisibility(ctx, { ref: w.ticket.humanId, audience: 'internal', mentions: [] }),
+  'comments.list': (ctx) => listComments(ctx, { ref: w.ticket.humanId }),
+  'comments.create': (ctx) => createComment(ctx, { ref: w.ticket.humanId, body: 'x', audience: 'internal' }),
+  'comments.edit': (ctx) => editComment(ctx, { ref: w.ticket.humanId, commentId: w.clientComment.id, body: 'x', audience: 'internal' }),
+  'comments.delete': (ctx) => deleteComment(ctx, { ref: w.ticket.humanId, commentId: randomUUID() }),
+  'attachments.upload': (ctx) =>
+    uploadAttachment(ctx, {
+      ref: w.ticket.humanId,
+      file: { filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('a') },
+      audience: 'internal',
+    }),
   'attachments.download': (ctx) => downloadAttachment(ctx, randomUUID()),
   'board.read': (ctx) => Promise.all([getBoard(ctx, {}), getBoardColumn(ctx, w.stateId, {})]),
   'mywork.read': (ctx) => getMyWork(ctx),
   'changes.list': (ctx) => listChanges(ctx, {}),
   'documents.list': (ctx) => listDocuments(ctx, {}),
+  'documents.download': (ctx) => downloadDocument(ctx, { documentId: randomUUID() }),
+  'documents.grants.list': (ctx) => listDocumentGrants(ctx, { clientId: w.clientId }),
+  'documents.grants.set': (ctx) => setDocumentGrant(ctx, { clientId: w.clientId, identityId: w.member.id, granted: false }),
+  'documents.resend': (ctx) => resendDelivery(ctx, { documentId: randomUUID(), deliveryId: randomUUID() }),
+  'banks.list': (ctx) => Promise.all([listBanks(ctx), listClientBanks(ctx, { clientId: w.clientId })]),
+  'banks.create': (ctx) => createBank(ctx, { clientId: w.clientId, name: 'probe' }),
+  'banks.deposit': (ctx) => depositToBank(ctx, { bankId: randomUUID(), minutes: 60, depositedOn: '2026-03-10' }),
   'banks.balances': (ctx) => getBankBalances(ctx, {}),
   'context.pack': (ctx) => getContextPack(ctx, {}),
   'time.list': (ctx) => listTime(ctx, { from: '2026-03-09', to: '2026-03-15' }),
@@ -190,13 +241,17 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'categories.create': (ctx) => createCategory(ctx, { name: 'probe' }),
   'categories.assign': (ctx) => setProjectCategory(ctx, w.projectId, w.member.id, { categoryId: null }),
   'members.update': (ctx) => updateMemberSettings(ctx, w.member.id, {}),
+  'mailbox.read': (ctx) => getMailbox(ctx),
+  'mailbox.write': (ctx) => Promise.all([setMailbox(ctx, { host: 'imap.example.test', port: 993, secure: true, user: 'probe' }, null), deleteMailbox(ctx)]),
+  'mailbox.poll': (ctx) => requestPoll(ctx),
+  'mailbox.messages': (ctx) => listIntakeMessages(ctx, {}),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
   'tokens.revoke': (ctx) => revokeToken(ctx, randomUUID()),
 };
 
-/** Who may see the ticket yet lacks one of its permissions, by the permission. */
-const lacking: Record<BooleanPermission, () => Person> = {
+/** Who may see the ticket yet lacks one of its permissions (with the input of OPS), by the permission. */
+const lacking: Record<BooleanPermission | SubjectPermission, () => Person> = {
   edit: () => w.limited,
   archive: () => w.limited,
   addViewers: () => w.client,
@@ -206,6 +261,8 @@ const lacking: Record<BooleanPermission, () => Person> = {
   changeKind: () => w.limited,
   move: () => w.limited,
   seeInternalFigures: () => w.client,
+  writeAudience: () => w.client,
+  removeViewer: () => w.client,
 };
 
 interface Case {
@@ -233,6 +290,9 @@ function casesOf(r: Requirement): Case[] {
   if (r.admin || r.reauth) out.push({ lacks: 'the Owner/Admin role', ctx: () => ctxOf(w.member, { reauthed: true }), reason: 'admin_only' });
   const rule = r.ticket;
   if (typeof rule === 'object') out.push({ lacks: `permissions.${rule.allows}`, ctx: () => ctxOf(lacking[rule.allows]()), reason: rule.reason });
+  if (typeof rule === 'object' && rule.clients) {
+    out.push({ lacks: `permissions.${rule.allows}, as a client user`, ctx: () => ctxOf(w.client), reason: rule.clients.reason });
+  }
   return out;
 }
 
@@ -277,5 +337,133 @@ describe('authorize itself', () => {
     const run = () => authorize(ctxOf(person), 'categories.create');
     if (allowed) expect(run).not.toThrow();
     else expect(run).toThrow(expect.objectContaining({ reason: 'admin_only' }));
+  });
+});
+
+describe('placement: where a ticket may be put (the `into` rule of tickets.create and tickets.move)', () => {
+  interface PlacementCase {
+    name: string;
+    run: () => Promise<unknown>;
+    reason: string;
+    /** Read when the case runs (the world is built in beforeAll). */
+    details?: () => Record<string, unknown>;
+  }
+  const inbox = { projectId: null, title: 'x' };
+  const cases: PlacementCase[] = [
+    { name: 'a client user into the Inbox', run: () => createTicket(ctxOf(w.client), inbox), reason: 'inbox_forbidden' },
+    {
+      name: 'an allow-listed token into the Inbox',
+      run: () => createTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), inbox),
+      reason: 'project_not_allowed',
+    },
+    {
+      name: 'a token without triage into the Inbox',
+      run: () => createTicket(ctxOf(w.owner, { via: 'token', scopes: ['read', 'write'] }), inbox),
+      reason: 'missing_scope',
+      details: () => ({ scope: 'triage' }),
+    },
+    {
+      name: 'an allow-listed token into another project',
+      run: () => createTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.elsewhereId] }), { projectId: w.projectId, title: 'x' }),
+      reason: 'project_not_allowed',
+      details: () => ({ projectId: w.projectId }),
+    },
+    {
+      name: 'a limited member into their project',
+      run: () => createTicket(ctxOf(w.limited), { projectId: w.projectId, title: 'x' }),
+      reason: 'project_membership',
+      details: () => ({ projectId: w.projectId }),
+    },
+    {
+      name: 'a full member moving into a project they are not a member of',
+      run: () => moveTicket(ctxOf(w.member), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      reason: 'project_membership',
+      details: () => ({ projectId: w.elsewhereId }),
+    },
+    {
+      name: 'an allow-listed token moving out of its projects',
+      run: () => moveTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      reason: 'project_not_allowed',
+      details: () => ({ projectId: w.elsewhereId }),
+    },
+    {
+      name: 'a limited member moving out of their project (the ticket rule: project_membership of the source)',
+      run: () => moveTicket(ctxOf(w.limited), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      reason: 'project_membership',
+      details: () => ({ projectId: w.projectId }),
+    },
+    {
+      name: 'a client user moving a ticket they see (the ticket rule for clients)',
+      run: () => moveTicket(ctxOf(w.client), { ref: w.ticket.humanId, projectId: w.projectId }),
+      reason: 'move_forbidden',
+    },
+  ];
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s: 403, as REST', async (_name, c) => {
+    expect(await refusal(c.run)).toMatchObject({ status: 403, code: 'forbidden', details: { reason: c.reason, ...c.details?.() } });
+  });
+
+  const project = (access: ProjectFacts['access']): ProjectFacts => ({ id: w.elsewhereId, key: 'ELSE', billingClientId: null, access, clientOnProject: false });
+  const facts = (projectId: string | null) =>
+    ({
+      id: randomUUID(),
+      projectId,
+      memberAccess: projectId ? 'full' : null,
+      reporterId: w.owner.id,
+      clientOnProject: false,
+      stateIds: [],
+      defaultStateId: w.stateId,
+      customerResolveStateId: null,
+    }) as unknown as TicketFacts;
+
+  it('routing a ticket out of the Inbox (triage) needs no membership of the target; moving out of a project does', () => {
+    const member = ctxOf(w.member);
+    expect(() => authorize(member, 'tickets.move', facts(null), { into: project(null) })).not.toThrow();
+    expect(() => authorize(member, 'tickets.move', facts(w.projectId), { into: project(null) })).toThrow(
+      expect.objectContaining({ details: { reason: 'project_membership', projectId: w.elsewhereId } }),
+    );
+    expect(() => authorize(member, 'tickets.move', facts(w.projectId), { into: project('full') })).not.toThrow();
+  });
+
+  it('the placement waits for the target: without it, the credential alone is checked', () => {
+    expect(() => authorize(ctxOf(w.client), 'tickets.create')).not.toThrow();
+    expect(() => authorize(ctxOf(w.client), 'tickets.create', null, { into: null })).toThrow(expect.objectContaining({ reason: 'inbox_forbidden' }));
+  });
+});
+
+describe('subject rules: what the action names decides', () => {
+  it('a viewer may remove themselves; a client user may not remove another viewer; the reporter is never removable', async () => {
+    expect(await refusal(() => removeViewer(ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.owner.id }))).toMatchObject({
+      status: 403,
+      details: { reason: 'reporter_not_removable' },
+    });
+    expect(await refusal(() => removeViewer(ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.outsider.id }))).toMatchObject({
+      status: 403,
+      details: { reason: 'remove_viewer_forbidden', identityId: w.outsider.id },
+    });
+  });
+
+  it('the audience rule names the audience refused, for comments and the visibility preview alike', async () => {
+    const expected = { status: 403, details: { reason: 'audience_forbidden', field: 'audience', audience: 'internal' } };
+    expect(await refusal(() => createComment(ctxOf(w.client), { ref: w.ticket.humanId, body: 'x', audience: 'internal' }))).toMatchObject(expected);
+    expect(await refusal(() => previewVisibility(ctxOf(w.client), { ref: w.ticket.humanId, audience: 'internal' }))).toMatchObject(expected);
+  });
+
+  it('a comment id is checked before the mentions (a bad id and a bad name: the id is reported)', async () => {
+    const byName = { mentionsBy: 'name' } as const;
+    const bad = { ref: w.ticket.humanId, body: 'x', mentions: ['nobody at all'] };
+    expect(await refusal(() => editComment(ctxOf(w.member), { ...bad, commentId: 'not-a-uuid' }, byName))).toMatchObject({
+      status: 400,
+      details: { reason: 'bad_uuid', field: 'commentId' },
+    });
+    expect(await refusal(() => editComment(ctxOf(w.member), { ...bad, commentId: randomUUID() }, byName))).toMatchObject({
+      status: 404,
+      details: { reason: 'unknown_comment' },
+    });
+    expect(await refusal(() => createComment(ctxOf(w.member), { ...bad, ref: 'NOPE-1' }, byName))).toMatchObject({ status: 404 });
+    expect(await refusal(() => createComment(ctxOf(w.member), bad, byName))).toMatchObject({
+      status: 400,
+      details: { reason: 'unknown_person', field: 'mentions.0' },
+    });
   });
 });

@@ -40,6 +40,7 @@ it('two allocations racing for the same entries (runs made past the API’s chec
     select status, error from billing_runs where id = any(${runs.map((r) => r.id)}::uuid[]) order by status`;
   expect(statuses.map((s) => s.status)).toEqual(['failed', 'rendering']);
   expect(statuses[0]!.error).toMatch(/^nothing_to_bill/);
-  const winner = (await app.db.sql<{ id: string }[]>`select id from billing_runs where id = any(${runs.map((r) => r.id)}::uuid[]) and status = 'rendering'`)[0]!.id;
+  const winner = (await app.db.sql<{ id: string }[]>`select id from billing_runs where id = any(${runs.map((r) => r.id)}::uuid[]) and status = 'rendering'`)[0]!
+    .id;
   expect(new Set(rows.map((r) => r.run))).toEqual(new Set([winner]));
 });

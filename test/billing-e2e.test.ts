@@ -64,7 +64,8 @@ async function settled(runId: string, want = 'completed') {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('the run did not finish in 90 s');
+  const errors = await app.db.sql`select task, attempt, error from job_history where outcome = 'failed' order by id`;
+  throw new Error(`the run did not finish in 90 s; failed attempts: ${JSON.stringify(errors)}`);
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

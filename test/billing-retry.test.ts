@@ -35,10 +35,12 @@ async function allocationState(w: BillingWorld, runId: string) {
     status: (await sql`select status from billing_runs where id = ${runId}`)[0]!.status,
     lines: (await sql`select entry_id from billing_run_entries where run_id = ${runId} order by entry_id`).map((r) => r.entry_id),
     billed: (await sql`select count(*)::int as n from time_entries where billing_run_id = ${runId}`)[0]!.n,
-    sheets: (await sql`select number, scope, version from timesheets where run_id = ${runId} order by number`).map((r) => `${r.number}/${r.scope}/v${r.version}`),
-    counters: (await sql`select c.code, d.year, d.last_number from document_counters d join clients c on c.id = d.client_id where c.workspace_id = ${w.ws.id} order by c.code`).map(
-      (r) => `${r.code}:${r.year}:${r.last_number}`,
+    sheets: (await sql`select number, scope, version from timesheets where run_id = ${runId} order by number`).map(
+      (r) => `${r.number}/${r.scope}/v${r.version}`,
     ),
+    counters: (
+      await sql`select c.code, d.year, d.last_number from document_counters d join clients c on c.id = d.client_id where c.workspace_id = ${w.ws.id} order by c.code`
+    ).map((r) => `${r.code}:${r.year}:${r.last_number}`),
     jobs: (
       await sql`select j.key from graphile_worker._private_jobs j join timesheets s on j.key like 'documents:render:' || s.id || ':%' where s.run_id = ${runId} order by j.key`
     ).length,

@@ -64,9 +64,7 @@ describe('POST /billing/runs', () => {
     await allocate(started.body.id);
     const run = (await get(`/billing/runs/${started.body.id}`)).body;
     expect(run).toMatchObject({ status: 'rendering', entryCount: preview.entryCount, minutes: preview.minutes, billableMinutes: preview.billableMinutes });
-    expect(run.clients).toEqual(
-      preview.clients.map(({ projects: _p, banks: _b, documents: _d, ...totals }: any) => totals),
-    );
+    expect(run.clients).toEqual(preview.clients.map(({ projects: _p, banks: _b, documents: _d, ...totals }: any) => totals));
     const billed = await billedRunOf(w.billable);
     expect(billed.every((e) => e.billed && e.run === run.id)).toBe(true);
     expect((await billedRunOf(w.untouched)).every((e) => !e.billed && e.run === null)).toBe(true);

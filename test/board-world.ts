@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
   addLabels,
   addViewers,
+  makeBank,
   makeClient,
   makeProject,
   makeTicket,
@@ -119,7 +120,11 @@ export async function boardWorld(n = 42): Promise<BoardWorld> {
     });
     if (f.labels.length) await addLabels(sql, ws, t.id, f.labels);
     if (f.viewers.length) await addViewers(sql, t.id, f.viewers);
-    if (f.bank) await sql`update tickets set billing_policy = ${`bank:${BANK}`} where id = ${t.id}`;
+    if (f.bank) {
+      const [exists] = await sql`select 1 from banks where id = ${BANK}`;
+      if (!exists) await makeBank(sql, ws, { clientId: clientA.id, id: BANK });
+      await sql`update tickets set billing_policy = ${`bank:${BANK}`} where id = ${t.id}`;
+    }
     tickets.push({ ...f, id: t.id, humanId: t.humanId });
   }
   const token = async (who: Person, opts: { scopes?: Scope[]; projectIds?: string[] } = {}) => (await makeToken(sql, ws, who, opts)).token;

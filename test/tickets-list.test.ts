@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
   addLabels,
   addViewers,
+  makeBank,
   makeClient,
   makeProject,
   makeTicket,
@@ -65,6 +66,7 @@ beforeAll(async () => {
   T.dueIn7 = await makeTicket(sql, ws, { projectId: p2.id, dueDate: '2030-03-17', updatedAt: at() });
   T.closedOverdue = await makeTicket(sql, ws, { projectId: p2.id, dueDate: '2030-03-01', stateKey: 'cancelled', updatedAt: at() });
   T.banked = await makeTicket(sql, ws, { projectId: p1.id, updatedAt: at() });
+  await makeBank(sql, ws, { clientId: client.id, id: BANK });
   await sql`update tickets set billing_policy = ${`bank:${BANK}`} where id = ${T.banked!.id}`;
   await addLabels(sql, ws, T.bug!.id, ['frontend']);
   await addLabels(sql, ws, T.feature!.id, ['backend', 'design']);

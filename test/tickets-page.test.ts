@@ -4,6 +4,7 @@ import { login, startTestApp, type TestApp } from './helpers/app.ts';
 import {
   addLabels,
   addViewers,
+  makeBank,
   makeClient,
   makeComment,
   makeLink,
@@ -341,7 +342,7 @@ describe('GET /tickets/{ref}: the page', () => {
     });
     await sql`update projects set billing_policy = 'paid', billing_mode = 'period' where id = ${p.id}`;
     expect((await page(fromClient.humanId, ownerToken)).body.billing).toMatchObject({ effectiveBillingPolicy: 'paid', effectiveBillingMode: 'period' });
-    const bank = '7d1f3c9e-2b4a-4c6d-8e0f-1a2b3c4d5e6f';
+    const bank = (await makeBank(sql, ws, { clientId: (await makeClient(sql, ws)).id })).id;
     await sql`update tickets set billing_policy = ${`bank:${bank}`} where id = ${fromClient.id}`;
     expect((await page(fromClient.humanId, ownerToken)).body.billing.effectiveBillingPolicy).toBe(`bank:${bank}`);
   });

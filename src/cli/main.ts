@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
@@ -7,6 +8,9 @@ import { startRun } from '../core/billing/start.ts';
 import { makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { ensureDemo } from '../core/demo/seed.ts';
+import { requestPoll } from '../core/mail/intake/schedule.ts';
+import { setMailbox } from '../core/mail/intake/settings.ts';
+import { loadSecretBox } from '../core/mail/secret-box.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import { migrate } from '../db/migrate.ts';
@@ -25,6 +29,11 @@ const usage = `wt — work tracker command line
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
   wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
                                                bill a closed period (as EMAIL, an owner or admin; default the first owner)
+  wt mailbox set --workspace S --host H --port P [--secure] --user U [--password-stdin] [--folder F]
+                 [--after-import seen|move] [--move-to F] [--disabled] [--as EMAIL]
+                                               connect the workspace's mailbox; the password comes from stdin
+                                               or WT_MAILBOX_PASSWORD, never the command line (omit it to keep the stored one)
+  wt mailbox poll --workspace S [--as EMAIL]   queue a poll of the workspace's mailbox now
 
 DATABASE_URL selects the database; without it the embedded one under ./.data is used.`;
 
@@ -71,6 +80,15 @@ async function run(argv: string[]): Promise<void> {
       period: { type: 'string' },
       'dry-run': { type: 'boolean' },
       as: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      secure: { type: 'boolean' },
+      user: { type: 'string' },
+      folder: { type: 'string' },
+      'after-import': { type: 'string' },
+      'move-to': { type: 'string' },
+      disabled: { type: 'boolean' },
+      'password-stdin': { type: 'boolean' },
     },
   });
   const command = positionals.join(' ');
@@ -156,6 +174,33 @@ async function run(argv: string[]): Promise<void> {
           select id from periods where workspace_id = ${ctx.principal.workspaceId} and to_char(period_start, 'YYYY-MM') = ${month}`;
         if (!period) throw new UsageError(`no period starting in ${month}`);
         console.log(JSON.stringify(await startRun(ctx, { periodId: period.id, dryRun: values['dry-run'] ?? false }), null, 2));
+        break;
+      }
+      case 'mailbox set': {
+        if (values.password !== undefined) throw new UsageError('give the mailbox password on stdin (--password-stdin) or in WT_MAILBOX_PASSWORD');
+        const password = values['password-stdin'] ? readFileSync(0, 'utf8').split(/\r?\n/)[0] : process.env.WT_MAILBOX_PASSWORD || undefined;
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), values.as));
+        const mailbox = await setMailbox(
+          ctx,
+          {
+            host: need(values, 'host'),
+            port: Number(need(values, 'port')),
+            secure: values.secure ?? false,
+            user: need(values, 'user'),
+            password,
+            folder: values.folder,
+            afterImport: values['after-import'],
+            moveTo: values['move-to'],
+            enabled: !values.disabled,
+          },
+          loadSecretBox(config),
+        );
+        console.log(JSON.stringify(mailbox, null, 2));
+        break;
+      }
+      case 'mailbox poll': {
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), values.as));
+        console.log(JSON.stringify(await requestPoll(ctx)));
         break;
       }
       default:

@@ -17,8 +17,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * The route's input, one zod schema per part it reads; a part left out is not read. `params` is
  * parsed here before the handler runs (the workspace `:slug` belongs to authentication, not to it).
- * `query` and `body` are the core operation's own schemas, which the operation parses itself: the
- * handler passes the raw value on, so the contract's errors stay the core's.
+ * `query` and `body` are the core operation's own schemas of those parts; the handler passes the
+ * raw values on, merged with the path's and headers' into the operation's one input (`opInput`),
+ * which the operation parses itself, so the contract's errors stay the core's.
  */
 export interface RouteInput<P extends z.ZodType> {
   params?: P;
@@ -32,6 +33,10 @@ export interface RouteRequest<P> {
   params: P;
 }
 
+/** A success response's body: a zod schema (JSON), `null` (no body), or a file in one of these content types. */
+export type ResponseBody = z.ZodType | null | { file: string[] };
+export type RouteOutput = z.ZodType | Readonly<Record<number, ResponseBody>>;
+
 /** One REST route: the data the router, the route-table test and (issue 15) the OpenAPI document read. */
 export interface RouteDef<P extends z.ZodType = z.ZodType> {
   method: HttpMethod;
@@ -39,8 +44,11 @@ export interface RouteDef<P extends z.ZodType = z.ZodType> {
   path: string;
   action: RouteAccess;
   input: RouteInput<P>;
-  /** The response's schema; null until the OpenAPI issue (15) writes them. */
-  output: z.ZodType | null;
+  /**
+   * The success response, for the OpenAPI document (src/http/openapi): a zod schema (200 JSON), or
+   * the body per status; null: not yet described (a generic JSON response).
+   */
+  output: RouteOutput | null;
   /** Route middleware run after authentication and before the handler (uploads: multipart parsing). */
   before?: (deps: AppDeps) => Middleware[];
   /** Parses, calls one core operation, shapes the response. */
@@ -68,6 +76,17 @@ export const idParam = (field = 'id') => z.string().describe(`${field}: a UUID, 
 export const ticketRefParam = z.string().describe('A ticket UUID or human id (PREFIX-N), at most 60 characters.');
 
 export const isAction = (access: RouteAccess): access is Action => Object.hasOwn(ACTIONS, access);
+
+/**
+ * A core operation's one input: the fields of the request's body (or query) with those the route
+ * reads from the path and headers beside them, which win over a body field of the same name. A
+ * body that is not an object is passed on as it is, for the operation's schema to refuse.
+ */
+export function opInput(body: unknown, fields: Record<string, unknown>): unknown {
+  if (body === undefined || body === null) return fields;
+  if (typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...body, ...fields };
+}
 
 const NO_PARAMS = Object.freeze({});
 

@@ -3,7 +3,8 @@ import type { Ctx } from '../core/ctx.ts';
 import { dateSchema, MAX_DATE, MIN_DATE } from '../core/input.ts';
 import { DUE_SOON_DAYS } from '../core/board/my.ts';
 import { resolvePersonId } from '../core/resolve/people.ts';
-import { resolveClientId, resolveProjectId } from '../core/resolve/projects.ts';
+import { resolveProjectRef } from '../core/resolve/project-names.ts';
+import { resolveClientId } from '../core/resolve/projects.ts';
 import { resolveLabelIds, resolveWorkflowIds } from '../core/resolve/workflow.ts';
 import { MAX_FILTER_IDS, ticketFilterSchema } from '../core/tickets/filters.ts';
 import { LIST_LIMIT_MAX, listTicketsSchema } from '../core/tickets/list.ts';
@@ -29,16 +30,14 @@ export const DEFAULT_PAGE = 20;
 export const limitArg = (what = 'Page size', def = DEFAULT_PAGE, max = LIST_LIMIT_MAX) => z.int().positive().max(max).default(def).describe(what);
 
 /**
- * A project argument. With a token's allow-list it is one of those project ids (defaulting to the
- * only one when there is just one); otherwise a project id or key.
+ * A project argument: key (WEB), name or id, for every token. A token's allow-list does not
+ * narrow the schema (an enum of ids refused the very keys results show); the core refuses a
+ * project outside it, as over REST. With exactly one project allowed, it is the default.
  */
 export function projectArg(surface: Surface, what: string) {
   const ids = surface.projectIds;
-  if (ids && ids.length > 0) {
-    const e = z.enum(ids as [string, ...string[]]).describe(`${what}: one of this token's projects (id).`);
-    return ids.length === 1 ? e.default(ids[0]!) : e;
-  }
-  return z.string().describe(`${what}: id or key (WEB).`);
+  const arg = z.string().describe(`${what}: key (WEB), name or id${ids && ids.length > 0 ? '; this token is limited to its projects (list_projects)' : ''}.`);
+  return ids && ids.length === 1 ? arg.default(ids[0]!) : arg;
 }
 
 /** The ticket filters of search_tickets and the board tools (GET /tickets's, by name). */
@@ -110,7 +109,7 @@ export async function filterQuery(ctx: Ctx, a: FilterArgs): Promise<Record<strin
     personFilter(ctx, a.reporter, 'reporter'),
     personFilter(ctx, a.viewer, 'viewer'),
     a.billingClient === undefined ? undefined : resolveClientId(ctx, a.billingClient, 'billingClient', { allowNone: true }),
-    a.project === undefined ? undefined : resolveProjectId(ctx, a.project, 'project'),
+    a.project === undefined ? undefined : resolveProjectRef(ctx, a.project, 'project'),
   ]);
   return {
     q: a.query,

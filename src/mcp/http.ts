@@ -5,6 +5,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
 import { allowedHosts, assertHostAndOrigin } from '../core/auth/origin.ts';
+import { mcpChallenge } from '../core/auth/resource-metadata.ts';
 import { bearerSecret } from '../core/auth/tokens.ts';
 import { makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
@@ -59,6 +60,16 @@ export const mcpBodyErrors: Middleware = async (ctx, next) => {
   }
 };
 
+/**
+ * A 401 on /mcp names where to learn how to authenticate (RFC 9728 §5.1: `resource_metadata`),
+ * so MCP clients that discover auth the standard way find that a Bearer API token is wanted.
+ */
+function withChallenge(err: unknown, origin: string): unknown {
+  const e = toAppError(err);
+  if (!e || e.code !== 'unauthenticated') return err;
+  return new AppError(e.code, e.message, e.details, { ...e.headers, 'WWW-Authenticate': mcpChallenge(origin) });
+}
+
 /** toolsets/readonly from the query string, else the X-MCP-* headers; an unknown value is refused. */
 function connectionOptions(ctx: McpContext): McpOptions {
   const q = (name: string): string | undefined => {
@@ -83,8 +94,14 @@ export function mcpRoutes(deps: Services) {
   const handle = async (ctx: McpContext) => {
     reachedRoute.add(ctx);
     assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));
-    const secret = bearerSecret(ctx.get('authorization'));
-    const principal: Principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp' };
+    let secret: string;
+    let principal: Principal;
+    try {
+      secret = bearerSecret(ctx.get('authorization'));
+      principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp' };
+    } catch (err) {
+      throw withChallenge(err, ctx.origin);
+    }
     if (await limitMcpRequest(deps, ctx, principal)) return;
     const body: unknown = ctx.request.body;
     const requestId = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : null;

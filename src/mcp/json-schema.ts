@@ -32,7 +32,8 @@ function slim(node: unknown): unknown {
 
 /**
  * `{anyOf: [{type: 'string', ...}, {type: 'null'}]}` (zod's nullable with constraints) as the
- * equivalent, shorter `{type: ['string', 'null'], ...}`: the constraints apply to strings only.
+ * equivalent, shorter `{type: ['string', 'null'], ...}`: the constraints apply to strings only
+ * (an `enum` gets `null` among its values).
  */
 function mergeNullable(node: Json): Json {
   const any = node.anyOf;
@@ -40,7 +41,9 @@ function mergeNullable(node: Json): Json {
   const [a, b] = any as Json[];
   if (JSON.stringify(b) !== '{"type":"null"}' || typeof a?.type !== 'string' || a.type === 'object' || a.type === 'array' || 'anyOf' in a) return node;
   const { anyOf: _anyOf, ...rest } = node;
-  return { ...a, ...rest, type: [a.type, 'null'] };
+  // an enum lists its values: null must be one of them too, or a null fails the enum
+  const values = Array.isArray(a.enum) ? { enum: [...(a.enum as unknown[]), null] } : {};
+  return { ...a, ...rest, ...values, type: [a.type, 'null'] };
 }
 
 /** Writes small shared definitions in place (zod shares even `{type: string}`) and drops the ones no longer referenced. */
@@ -77,15 +80,17 @@ function inlineSmallDefinitions(schema: Json): Json {
 
 /**
  * An output schema that also admits the error result's structuredContent ({code, reason, message,
- * details}): the success fields are required only on the success branch. The SDK's own client
- * (1.x) validates structuredContent against the output schema even when `isError` is set
- * (typescript-sdk issue #1943), so without this branch every domain error would reach such a
- * client as a protocol failure instead of the error result.
+ * details}): the success fields are not required at the top level. The SDK's own client (1.x)
+ * validates structuredContent against the output schema even when `isError` is set
+ * (typescript-sdk issue #1943), so a required success field would turn every domain error into a
+ * protocol failure on such a client. A branch per outcome (`anyOf` of the success's `required`
+ * and the error's) restated every field name of every tool on each tools/list, 2.6 KB a model
+ * does not need: `properties` names the fields, the tool's own zod schema checks each result
+ * before it goes out, and nested objects keep their `required`.
  */
 export function admitErrors(schema: Json): Json {
-  const { required, ...rest } = schema;
-  const success = Array.isArray(required) && required.length > 0 ? [{ required }] : [{}];
-  return { ...rest, anyOf: [...success, { required: ['code', 'reason'] }] };
+  const { required: _required, ...rest } = schema;
+  return rest;
 }
 
 /**

@@ -3,7 +3,8 @@ import { getBoardColumnTool, getBoardTool, getMyWorkTool } from './tools/board.t
 import { listChangesTool } from './tools/changes.ts';
 import { addCommentTool, deleteCommentTool, editCommentTool, listCommentsTool } from './tools/comments.ts';
 import { getContextPackTool } from './tools/context.ts';
-import { getBankBalancesTool, listDocumentsTool } from './tools/documents.ts';
+import { listPeopleTool, listProjectsTool } from './tools/directory.ts';
+import { getBankBalancesTool, getDocumentTool, listDocumentsTool } from './tools/documents.ts';
 import { addCodehostLinkTool, linkTicketsTool, removeCodehostLinkTool, setParentTool, unlinkTicketsTool } from './tools/relations.ts';
 import { getTicketTool, searchTicketsTool } from './tools/tickets-read.ts';
 import { createTicketTool, moveTicketTool, updateTicketTool } from './tools/tickets-write.ts';
@@ -13,7 +14,7 @@ import { getWorkflowTool } from './tools/workflow.ts';
 /**
  * Every MCP tool; each calls the same core operation as its REST twin (get_context_pack and
  * get_bank_balances have none: they exist for assistants). Session-only routes have no tool;
- * nor do attachment upload and download (binary bodies), or document download (later issue).
+ * nor do attachment upload and download (binary bodies). get_document is the document download.
  */
 export const allTools: ToolDef[] = [
   getContextPackTool,
@@ -40,6 +41,9 @@ export const allTools: ToolDef[] = [
   getTimeEntriesTool,
   listCategoriesTool,
   listDocumentsTool,
+  getDocumentTool,
   getBankBalancesTool,
   getWorkflowTool,
+  listProjectsTool,
+  listPeopleTool,
 ];

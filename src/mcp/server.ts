@@ -1,5 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { z } from 'zod';
 import type { Principal } from '../core/auth/principal.ts';
@@ -8,17 +18,23 @@ import { availableTools, refusalFor, toolNotAvailable } from './admit.ts';
 import { admitErrors, toolJsonSchema } from './json-schema.ts';
 import type { McpOptions } from './options.ts';
 import { allTools } from './registry.ts';
+import { listResources, readResource, resourceTemplates } from './resources.ts';
 import { ProtocolError } from './wire.ts';
 import { errorResult, internalResult, runTool, surfaceKey, surfaceOf, type Surface, type ToolDef, type ToolErrorLog } from './tool.ts';
 
 export { surfaceOf };
 
-export const SERVER_INFO = { name: 'worktracker', version: '0.1.0' };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-const INSTRUCTIONS =
+export const SERVER_INFO = { name: 'worktracker', title: 'Work tracker', version };
+
+export const INSTRUCTIONS =
   'Work tracker for an agency: tickets (human ids like WEB-12), boards, time entries, client timesheets. ' +
-  'Start with get_context_pack for what needs attention, or search_tickets. Tools accept states, kinds, priorities and labels by id, key or name, people by email, tickets by human id. ' +
-  'Lists are compact and paginate with nextCursor. Errors come back as results with isError and a {code, reason, details} object.';
+  'Start with get_context_pack for what needs your attention; search_tickets finds the rest, get_ticket shows one. ' +
+  'Names are accepted everywhere: projects by key or name (list_projects), people by email or name (list_people), states, kinds, priorities and labels by name (get_workflow), tickets by human id. ' +
+  'Lists are compact; page with nextCursor (the same cursors as the REST API). ' +
+  'Resources: worktracker://tickets/{humanId} and worktracker://documents/{id} (timesheets you may download). ' +
+  'Errors come back as results with isError and {code, reason, message, details}; details.choices lists valid names.';
 
 interface PreparedTool {
   def: ToolDef;
@@ -104,7 +120,7 @@ export async function callTool(ctx: Ctx, surface: Surface, opts: McpOptions, nam
  * a notification this server never sends (tools are fixed for a connection's life).
  */
 export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Principal, opts: McpOptions, logError?: ToolErrorLog): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
   const surface = surfaceOf(principal);
   const { listing } = prepareSurface(surface, opts);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
@@ -118,5 +134,22 @@ export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Princi
       return internalResult();
     }
   });
+  server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => guarded(() => listResources(makeCtx(principal), params?.cursor), logError));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates }));
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => guarded(() => readResource(makeCtx(principal), params.uri), logError));
   return server;
+}
+
+/**
+ * A resource request's answer: our protocol errors go out as they are; anything else is a bug,
+ * logged and answered -32603 without its message (which may quote SQL).
+ */
+async function guarded<T>(run: () => Promise<T>, logError?: ToolErrorLog): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    logError?.(err, 'resources');
+    throw new ProtocolError(ErrorCode.InternalError, 'Something went wrong; the error was logged.');
+  }
 }

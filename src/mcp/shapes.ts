@@ -55,3 +55,26 @@ export function ticketListText(list: { items: CompactTicket[]; nextCursor: strin
   if (list.nextCursor) lines.push(`More: cursor=${list.nextCursor}`);
   return lines.join('\n');
 }
+
+const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * The default text content of a tool without its own rendering: the top-level values on a line
+ * each (lists as counts), not a second copy of the JSON, which is the structuredContent's.
+ */
+export function summaryText(out: Record<string, unknown>): string {
+  const lines = Object.entries(out).map(([k, v]) => {
+    if (Array.isArray(v)) return `${k}: ${v.length} item${v.length === 1 ? '' : 's'}`;
+    if (v !== null && typeof v === 'object') return `${k}: {${Object.keys(v).slice(0, 8).join(', ')}}`;
+    return `${k}: ${clip(String(v))}`;
+  });
+  return [...lines, '(structuredContent holds the full result.)'].join('\n');
+}
+
+/** A line per item, or `none` when the list is empty. */
+export function lines<T>(items: readonly T[], line: (t: T) => string, none = 'None.'): string {
+  return items.length ? items.map(line).join('\n') : none;
+}
+
+/** A ticket summary after a write: what it is now. */
+export const ticketDone = (verb: string) => (t: CompactTicket) => `${verb} ${ticketLine(t)}`;

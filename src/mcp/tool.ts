@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.ts';
 import { assertCleanInput } from '../core/input.ts';
 import { toAppError } from '../core/failures.ts';
 import { runToolOnce, withIdempotencyKey } from './idempotent.ts';
+import { summaryText } from './shapes.ts';
 
 export const toolsets = ['tickets', 'board', 'time', 'documents', 'context', 'workflow'] as const;
 export type Toolset = (typeof toolsets)[number];
@@ -59,8 +60,16 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** Core error `details.field` -> this tool's argument name, where they differ (reported as `details.argument`). */
   fields?: Record<string, string>;
   run: (ctx: Ctx, args: z.output<I>, surface: Surface) => Promise<z.input<O>>;
-  /** The text content for clients that read only text; default: the JSON of the structured content. */
+  /**
+   * The text content for clients that read only text: a short rendering, never a second copy of
+   * the structured content's JSON; default: its top-level values (summaryText).
+   */
   text?: (out: z.output<O>) => string;
+  /**
+   * The result's content blocks, from what `run` returned before the output schema dropped what it
+   * does not declare (a file's body: get_document); default: one text block (see `text`).
+   */
+  content?: (result: Record<string, unknown>, out: z.output<O>) => CallToolResult['content'];
 }
 
 /** A tool as its file declares it: `writes` follows from the action. */
@@ -119,8 +128,10 @@ export async function runTool(
       const { idempotencyKey: _key, ...rest } = rawArgs as Record<string, unknown>;
       return await runToolOnce(ctx, tool.name, idempotencyKey, rest, (c) => runTool(tool, c, surface, rest, input, logError));
     }
-    const out = tool.output.parse(await tool.run(ctx, args, surface)) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: tool.text ? tool.text(out) : JSON.stringify(out) }], structuredContent: out };
+    const result = (await tool.run(ctx, args, surface)) as Record<string, unknown>;
+    const out = tool.output.parse(result) as Record<string, unknown>;
+    if (tool.content) return { content: tool.content(result, out), structuredContent: out };
+    return { content: [{ type: 'text', text: tool.text ? tool.text(out) : summaryText(out) }], structuredContent: out };
   } catch (err) {
     const e = toAppError(err);
     if (e) return errorResult(e, tool.fields);

@@ -5,8 +5,11 @@ import {
   InitializeRequestSchema,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -35,6 +38,8 @@ export class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** Sent as the JSON-RPC error's `data` (the SDK copies it). */
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -69,6 +74,9 @@ const paramsChecked: Record<string, { safeParse: (v: unknown) => { success: bool
   ping: PingRequestSchema,
   'tools/list': ListToolsRequestSchema,
   'tools/call': CallToolRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/templates/list': ListResourceTemplatesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
 };
 
 /** The -32602 (invalid params) error for a request whose params do not fit its method, with a one-line message. */
@@ -80,7 +88,12 @@ export function invalidParams(msg: JSONRPCMessage): RpcError | null {
   if (r.success) return null;
   const issue = r.error!.issues[0]!;
   const where = issue.path.map(String).join('.') || 'params';
-  const hint = msg.method === 'tools/call' ? ' Send params {"name": "<tool>", "arguments": {...}}.' : '';
+  const hint =
+    msg.method === 'tools/call'
+      ? ' Send params {"name": "<tool>", "arguments": {...}}.'
+      : msg.method === 'resources/read'
+        ? ' Send params {"uri": "worktracker://..."}.'
+        : '';
   return rpcError(msg.id, ErrorCode.InvalidParams, `Invalid params for ${msg.method}: ${where}: ${issue.message}.${hint}`);
 }
 

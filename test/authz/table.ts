@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { makeComment, makeLink, makePeriod, makeTimeEntry, makeToken } from '../helpers/factories.ts';
+import { makeBank, makeBillingRun, makeComment, makeLink, makePeriod, makeTimeEntry, makeToken } from '../helpers/factories.ts';
 import { isAdmin, isClient, seesHiddenProject, seesInbox, type Audience, type AuthzWorld, type Cred, type SendOptions } from './world.ts';
 
 /**
@@ -97,6 +97,12 @@ const oldPeriod = async (w: AuthzWorld) => {
   reopenable ??= await makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id });
   return { params: { id: reopenable.id } };
 };
+let billable: Promise<{ id: string }> | undefined;
+/** A closed period of its own for the billing-run probes (the period probes reopen theirs). */
+const billingPeriod = async (w: AuthzWorld) =>
+  (billable ??= makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id }));
+/** A fresh completed run over that period (a void probe voids it). */
+const aRun = async (w: AuthzWorld) => ({ params: { id: (await makeBillingRun(w.app.db.sql, w.ws, { periodId: (await billingPeriod(w)).id })).id } });
 const MCP_INIT = {
   jsonrpc: '2.0',
   id: 1,
@@ -109,6 +115,8 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 export const TABLE: Record<string, Probe[]> = {
   'GET /healthz': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /readyz': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /.well-known/oauth-protected-resource': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /.well-known/oauth-protected-resource/mcp': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'POST /api/auth/login': [{ label: 'empty body', auth: 'public', anonymous: true, body: {}, ok: 400 }],
   'POST /api/auth/reauth': [{ label: 'right password', auth: 'cookie', ok: 200, build: (_w, c) => ({ body: { password: c.person?.password ?? 'x' } }) }],
   'POST /api/auth/logout': [{ label: 'without a session', auth: 'public', anonymous: true, ok: 200 }],
@@ -496,6 +504,76 @@ export const TABLE: Record<string, Probe[]> = {
     { label: 'list', auth: 'read', ok: 200 },
     { label: "client B's", auth: 'read', ok: 200, build: (w) => ({ query: `clientId=${w.clients.b}` }) },
   ],
+  // client B's combined document: Owner and Admin without an allow-list; nobody else here holds a grant, manages a project or is a billing contact
+  'GET /api/w/:slug/documents/:id/download': [
+    { label: "client B's combined document", auth: 'read', ok: (c) => (hidden(c) ? 200 : 403), build: (w) => ({ params: { id: w.documents.hiddenCombined } }) },
+  ],
+  'POST /api/w/:slug/documents/:id/deliveries/:deliveryId/resend': [
+    {
+      label: "a failed delivery of client B's combined document",
+      auth: 'session',
+      admin: true,
+      ok: 202,
+      // a new failed delivery per cell: a resend makes it pending (a second resend would be 409)
+      build: async (w) => {
+        const [d] = await w.app.db.sql<{ id: string }[]>`
+          insert into document_deliveries (workspace_id, timesheet_id, email, state, detail)
+          select workspace_id, timesheet_id, ${`probe-${uniq()}@example.test`}, 'failed', '550 5.1.1 probe' from documents where id = ${w.documents.hiddenCombined}
+          returning id`;
+        return { params: { id: w.documents.hiddenCombined, deliveryId: d!.id } };
+      },
+    },
+  ],
+  'GET /api/w/:slug/clients/:id/document-grants': [
+    { label: "client A's", auth: 'session', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a } }) },
+  ],
+  'PUT /api/w/:slug/clients/:id/document-grants': [
+    {
+      label: "revoke the member's grant for client A (idempotent)",
+      auth: 'session',
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.clients.a }, body: { identityId: w.people.member.id, granted: false } }),
+    },
+  ],
+  'GET /api/w/:slug/billing/runs': [{ label: 'list', auth: 'session', admin: true, ok: 200 }],
+  'POST /api/w/:slug/billing/runs': [
+    { label: 'a dry run', auth: 'session', admin: true, ok: 200, build: async (w) => ({ body: { periodId: (await billingPeriod(w)).id, dryRun: true } }) },
+  ],
+  'GET /api/w/:slug/billing/runs/:id': [{ label: 'a run', auth: 'session', admin: true, ok: 200, build: aRun }],
+  'GET /api/w/:slug/billing/runs/:id/entries': [{ label: "a run's entries", auth: 'session', admin: true, ok: 200, build: aRun }],
+  'POST /api/w/:slug/billing/runs/:id/void': [
+    { label: 'a fresh run', auth: 'session', admin: true, ok: 200, build: async (w) => ({ ...(await aRun(w)), body: { reason: 'matrix probe' } }) },
+  ],
+  'GET /api/w/:slug/billing/banks': [{ label: 'list', auth: 'session', admin: true, ok: 200 }],
+  'POST /api/w/:slug/billing/banks': [
+    { label: 'a new bank of client A', auth: 'session', admin: true, ok: 201, build: (w) => ({ body: { clientId: w.clients.a, name: `Probe ${uniq()}` } }) },
+  ],
+  'POST /api/w/:slug/billing/banks/:id/deposits': [
+    {
+      label: 'a deposit',
+      auth: 'session',
+      admin: true,
+      ok: 201,
+      build: async (w) => ({ params: { id: (await makeBank(w.app.db.sql, w.ws, { clientId: w.clients.a })).id }, body: { minutes: 60, depositedOn: w.today } }),
+    },
+  ],
+  'GET /api/w/:slug/clients/:id/banks': [{ label: "client A's", auth: 'session', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a } }) }],
+  // The matrix's workspace has no mailbox, and its app no secret key to seal a password with: a
+  // new mailbox without one is 400 password_required (test/mail-settings.test.ts connects one).
+  'GET /api/w/:slug/mailbox': [{ label: 'none connected', auth: 'session', admin: true, ok: 404 }],
+  'PUT /api/w/:slug/mailbox': [
+    {
+      label: 'a new mailbox without its password',
+      auth: 'session',
+      admin: true,
+      ok: 400,
+      body: { host: 'imap.example.test', port: 993, secure: true, user: 'probe' },
+    },
+  ],
+  'DELETE /api/w/:slug/mailbox': [{ label: 'none connected', auth: 'session', admin: true, ok: 404 }],
+  'POST /api/w/:slug/mailbox/poll': [{ label: 'none connected', auth: 'session', admin: true, ok: 404 }],
+  'GET /api/w/:slug/mailbox/messages': [{ label: 'the intake log', auth: 'session', admin: true, ok: 200 }],
 };
 
 /** The status (and for credential gates the reason) the contract gives `c` for a probe. */

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { makeLogger, type Logger } from '../../src/log.ts';
 import { testDb, type TestDb } from './db.ts';
+import { checkResponse } from './openapi-check.ts';
 
 export interface TestApp {
   db: TestDb;
@@ -77,6 +78,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    // every response is checked against the OpenAPI document: a mismatch fails the test that caused it
+    checkResponse(method, base + path, res.status, res.headers.get('content-type') ?? '', parsed);
     return { status: res.status, headers: res.headers, body: parsed };
   };
   return {

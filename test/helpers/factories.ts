@@ -279,9 +279,10 @@ export async function makeBillingRecipient(sql: Db, clientId: string, person: { 
 }
 
 /** A time bank of a client with deposits (minutes). */
-export async function makeBank(sql: Db, ws: Workspace, opts: { clientId: string; name?: string; deposits?: number[] }): Promise<{ id: string }> {
+export async function makeBank(sql: Db, ws: Workspace, opts: { clientId: string; name?: string; deposits?: number[]; id?: string }): Promise<{ id: string }> {
   const [bank] = await sql<{ id: string }[]>`
-    insert into banks (workspace_id, client_id, name) values (${ws.id}, ${opts.clientId}, ${opts.name ?? `Bank ${uniq()}`}) returning id`;
+    insert into banks (id, workspace_id, client_id, name)
+    values (${opts.id ?? sql`gen_random_uuid()`}, ${ws.id}, ${opts.clientId}, ${opts.name ?? `Bank ${uniq()}`}) returning id`;
   for (const minutes of opts.deposits ?? []) {
     await sql`insert into bank_deposits (bank_id, minutes, deposited_on) values (${bank!.id}, ${minutes}, current_date)`;
   }

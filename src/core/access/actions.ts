@@ -1,11 +1,13 @@
-import type { Scope } from '../auth/principal.ts';
-import type { TicketPermissions } from '../tickets/permissions.ts';
+import type { MembershipFlag, Scope } from '../auth/principal.ts';
+import type { TicketFacts } from '../tickets/load.ts';
+import type { Subject, SubjectPermission, TicketPermissions } from '../tickets/permissions.ts';
 
 /**
  * What one core operation requires of its caller, as data (Outline's `allow()` rules, plus what
  * a token adds: scopes and the kind of credential). `authorize` checks them in the contract's
  * order: credential (scope or session) -> workspace users only -> the ticket is visible (404,
- * loaded by the operation) -> re-authentication or role -> the ticket's permissions.
+ * loaded by the operation) -> re-authentication or role -> the ticket's permissions -> where the
+ * ticket is put.
  */
 export interface Requirement {
   /** A token needs this scope (a browser session holds every scope). */
@@ -16,21 +18,34 @@ export interface Requirement {
   staff?: true;
   /** Owner or Admin: 403 `admin_only`. */
   admin?: true;
+  /** With `admin`: a member whose membership has this flag passes the role check too (a read-only billing operator). */
+  orFlag?: MembershipFlag;
   /** Owner or Admin re-authenticated within ten minutes: 403 `reauth_required` (implies session and admin). */
   reauth?: true;
   /**
    * The action acts on one ticket: role and permission checks wait until the operation has
    * loaded it (a hidden ticket is 404 before any role check). With a TicketRule, that entry of
-   * the ticket's permissions (the TicketPage's `permissions`) must be true.
+   * the ticket's permissions (the TicketPage's `permissions`) must be true, or, for a rule over
+   * what the action names (an audience, a viewer), that subject permission must hold.
    */
   ticket?: true | TicketRule;
+  /**
+   * The action puts a ticket into a project or the Inbox (create, move): the placement rules
+   * (src/core/access/placement.ts) are checked once the operation has loaded the target it names.
+   */
+  into?: true;
 }
 
-/** A ticket permission an action needs, and the 403 reason when the caller lacks it. */
+/** A ticket permission an action needs, and the 403 when the caller lacks it. */
 export interface TicketRule {
-  allows: BooleanPermission;
+  /** An entry of the ticket's permissions, or a permission over what the action names (SUBJECT_PERMISSIONS). */
+  allows: BooleanPermission | SubjectPermission;
   reason: string;
-  message: string;
+  message: string | ((s: Subject) => string);
+  /** The 403's details beside the reason. */
+  details?: (t: TicketFacts, s: Subject) => Record<string, unknown>;
+  /** Client users, who never hold this permission, are refused for this reason instead. */
+  clients?: { reason: string; message: string };
 }
 
 export type BooleanPermission = { [K in keyof TicketPermissions]: TicketPermissions[K] extends boolean ? K : never }[keyof TicketPermissions];
@@ -40,15 +55,36 @@ const write = { scope: 'write' } as const;
 const session = { session: true } as const;
 const onTicket = { ticket: true } as const;
 const editTicket = { ticket: { allows: 'edit', reason: 'edit_forbidden', message: 'You may not edit this ticket.' } } as const;
+/** Writing a comment or an attachment: its audience must be one of `permissions.comment`. */
+const writeAudience = {
+  ticket: {
+    allows: 'writeAudience',
+    reason: 'audience_forbidden',
+    message: (s) => `You may not write ${s.audience} comments on this ticket.`,
+    details: (_t, s) => ({ field: 'audience', audience: s.audience }),
+  },
+} as const satisfies Requirement;
 
 /** Every core operation that has a caller, by action name. */
 export const ACTIONS = {
   'workflow.read': read,
+  'projects.list': read,
+  'people.list': read,
   'tickets.list': read,
   'tickets.read': read,
-  'tickets.create': write,
+  'tickets.create': { ...write, into: true },
   'tickets.update': { ...write, ...editTicket },
-  'tickets.move': { ...write, ...onTicket },
+  'tickets.move': {
+    ...write,
+    ticket: {
+      allows: 'move',
+      reason: 'project_membership',
+      message: 'Only full members of both projects (or an owner or admin) may move this ticket.',
+      details: (t) => ({ projectId: t.projectId }),
+      clients: { reason: 'move_forbidden', message: 'You may not move this ticket.' },
+    },
+    into: true,
+  },
   'tickets.archive': {
     ...session,
     ticket: { allows: 'archive', reason: 'archive_forbidden', message: 'Only an owner, admin or full project member may archive this ticket.' },
@@ -62,13 +98,21 @@ export const ACTIONS = {
   'codehost.remove': { ...write, ...editTicket },
   'codehost.list': session,
   'viewers.add': { ...session, ticket: { allows: 'addViewers', reason: 'add_viewers_forbidden', message: 'You may not add viewers to this ticket.' } },
-  'viewers.remove': { ...session, ...onTicket },
-  'viewers.preview': { ...session, ...onTicket },
+  'viewers.remove': {
+    ...session,
+    ticket: {
+      allows: 'removeViewer',
+      reason: 'remove_viewer_forbidden',
+      message: 'You may not remove this viewer.',
+      details: (_t, s) => ({ identityId: s.viewer }),
+    },
+  },
+  'viewers.preview': { ...session, ...writeAudience },
   'comments.list': read,
-  'comments.create': write,
-  'comments.edit': write,
+  'comments.create': { ...write, ...writeAudience },
+  'comments.edit': { ...write, ...writeAudience },
   'comments.delete': write,
-  'attachments.upload': write,
+  'attachments.upload': { ...write, ...writeAudience },
   'attachments.download': read,
   'board.read': read,
   'mywork.read': read,
@@ -79,8 +123,8 @@ export const ACTIONS = {
   'documents.grants.set': { ...session, admin: true },
   'documents.resend': { ...session, admin: true },
   'billing.runs.create': { ...session, admin: true },
-  'billing.runs.list': { ...session, admin: true },
-  'billing.runs.read': { ...session, admin: true },
+  'billing.runs.list': { ...session, admin: true, orFlag: 'billingOperator' },
+  'billing.runs.read': { ...session, admin: true, orFlag: 'billingOperator' },
   'billing.runs.void': { ...session, admin: true },
   'banks.list': { ...session, admin: true },
   'banks.create': { ...session, admin: true },
@@ -101,6 +145,13 @@ export const ACTIONS = {
   'categories.create': { ...session, staff: true, admin: true },
   'categories.assign': { ...session, staff: true, admin: true },
   'members.update': { ...session, staff: true },
+  'mailbox.read': { ...session, admin: true, orFlag: 'billingOperator' },
+  'mailbox.write': { ...session, admin: true },
+  'mailbox.poll': { ...session, admin: true },
+  'mailbox.messages': { ...session, admin: true, orFlag: 'billingOperator' },
+  'ops.read': { ...session, admin: true, orFlag: 'billingOperator' },
+  'ops.act': { ...session, admin: true },
+  'ops.destroy': { ...session, reauth: true },
   'tokens.list': session,
   'tokens.create': session,
   'tokens.revoke': session,

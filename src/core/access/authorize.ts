@@ -1,31 +1,61 @@
 import { requireAdmin, requireRecentReauth, requireScope, requireSession, requireStaff } from '../auth/guards.ts';
-import type { Principal } from '../auth/principal.ts';
+import { isClientRole, type Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { AppError, forbidden } from '../errors.ts';
 import type { TicketFacts } from '../tickets/load.ts';
-import { ticketPermissions, type TicketPermissions } from '../tickets/permissions.ts';
-import { ACTIONS, type Action, type Requirement } from './actions.ts';
+import { SUBJECT_PERMISSIONS, ticketPermissions, type Subject, type SubjectPermission, type TicketPermissions } from '../tickets/permissions.ts';
+import { ACTIONS, type Action, type Requirement, type TicketRule } from './actions.ts';
+import { assertPlacement } from './placement.ts';
 
 /**
  * Asserts that the caller may perform `action` (see ACTIONS), throwing the contract's 403 with
  * its reason. Every core operation calls it first; one acting on a ticket calls it again with
  * the ticket once loaded (so a hidden ticket is 404 before any role check), and gets back the
- * ticket's permissions, computed once, for the checks that depend on the input.
+ * ticket's permissions, computed once, for the checks that depend on the input. `subject` is what
+ * the action's rules read from the input: a rule over a subject (an audience, a viewer) is checked
+ * with it, and an `into` action checks the placement once `subject.into` is given (create passes
+ * `null` for the ticket it has not made yet).
  */
-export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, ticket: TicketFacts): TicketPermissions;
-export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action): void;
-export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, ticket?: TicketFacts): TicketPermissions | void {
+export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, ticket: TicketFacts, subject?: Subject): TicketPermissions;
+export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, ticket?: null, subject?: Subject): void;
+export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, ticket?: TicketFacts | null, subject: Subject = {}): TicketPermissions | void {
   const r: Requirement = ACTIONS[action];
   const p = ctx.principal;
   assertCredential(p, r);
-  if (r.ticket && !ticket) return;
+  if (ticket === undefined && (r.ticket || r.into)) return;
   if (r.reauth) requireRecentReauth(p, ctx.now());
-  if (r.admin) requireAdmin(p);
-  if (!ticket) return;
-  const perms = ticketPermissions(p, ticket);
-  const rule = r.ticket;
-  if (typeof rule === 'object' && !perms[rule.allows]) throw forbidden(rule.reason, undefined, rule.message);
+  if (r.admin && !flagged(p, r)) requireAdmin(p);
+  let perms: TicketPermissions | undefined;
+  if (ticket) {
+    perms = ticketPermissions(p, ticket);
+    if (typeof r.ticket === 'object') assertTicketRule(p, ticket, perms, r.ticket, subject);
+  }
+  if (r.into && subject.into !== undefined) assertPlacement(p, subject.into, { triage: ticket?.projectId === null });
   return perms;
+}
+
+/**
+ * Whether the ticket rule of `action` holds for the caller on this ticket and subject, credential
+ * not asked: what a page offers beside `permissions` (a viewer's `canRemove` is `viewers.remove`'s).
+ */
+export function ticketRuleHolds(p: Principal, action: Action, t: TicketFacts, perms: TicketPermissions, subject: Subject = {}): boolean {
+  const rule = requirementsOf(action).ticket;
+  return typeof rule !== 'object' || permits(p, t, perms, rule.allows, subject);
+}
+
+/** Whether a ticket rule holds: its permission entry, or its subject permission over what the action names. */
+function permits(p: Principal, t: TicketFacts, perms: TicketPermissions, allows: TicketRule['allows'], subject: Subject): boolean {
+  return isSubjectPermission(allows) ? SUBJECT_PERMISSIONS[allows](perms, p, t, subject) : perms[allows];
+}
+
+const isSubjectPermission = (allows: TicketRule['allows']): allows is SubjectPermission => Object.hasOwn(SUBJECT_PERMISSIONS, allows);
+
+/** The rule's 403 when it does not hold (client users get the rule's `clients` refusal where it has one). */
+function assertTicketRule(p: Principal, t: TicketFacts, perms: TicketPermissions, rule: TicketRule, subject: Subject): void {
+  if (permits(p, t, perms, rule.allows, subject)) return;
+  if (rule.clients && isClientRole(p.role)) throw forbidden(rule.clients.reason, undefined, rule.clients.message);
+  const message = typeof rule.message === 'function' ? rule.message(subject) : rule.message;
+  throw forbidden(rule.reason, rule.details?.(t, subject), message);
 }
 
 /**
@@ -37,8 +67,11 @@ function assertCredential(p: Principal, r: Requirement): void {
   if (r.session || r.reauth) requireSession(p);
   if (r.scope) requireScope(p, r.scope);
   if (r.staff) requireStaff(p);
-  if (r.admin && !r.ticket) requireAdmin(p);
+  if (r.admin && !r.ticket && !flagged(p, r)) requireAdmin(p);
 }
+
+/** The membership flag that stands in for the admin role on this action, held by the caller. */
+const flagged = (p: Principal, r: Requirement): boolean => r.orFlag !== undefined && p.flags?.has(r.orFlag) === true;
 
 /** What an action requires of its caller (scope, session, role): the row of the action table. */
 export function requirementsOf(action: Action): Requirement {

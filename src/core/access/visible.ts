@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import type { Principal } from '../auth/principal.ts';
+import { canUseInbox } from './placement.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -65,9 +66,9 @@ function tokenNarrowing(sql: Db, p: Principal, alias: string): Fragment {
   return sql``;
 }
 
-/** Whether the principal may see the Inbox at all (owner/admin/member/agent with triage, no allow-list). */
+/** Whether the principal may see the Inbox at all (owner/admin/member/agent with triage, no allow-list): the Inbox rule of placement.ts. */
 export function canSeeInbox(p: Principal): boolean {
-  return !p.projectIds && p.scopes.has('triage') && ['owner', 'admin', 'member', 'agent'].includes(p.role);
+  return canUseInbox(p);
 }
 
 /**

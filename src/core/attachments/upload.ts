@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { AppError, forbidden, invalid, notFound } from '../errors.ts';
-import { assertCanWrite } from '../comments/create.ts';
 import { findComment } from '../comments/present.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
+import { defaultAudience, readableAudiences } from '../tickets/permissions.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput } from '../validation.ts';
 import { attachmentSelect, presentAttachment, type Attachment, type AttachmentRow } from './present.ts';
 
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
@@ -33,6 +34,12 @@ export interface UploadedFile {
   data: Buffer;
 }
 
+/** The operation's input: the ticket, the form fields and the file part (null when none was sent: 400 `file_required`). */
+export const uploadAttachmentInput = uploadAttachmentFields.extend({
+  ref: ticketRef,
+  file: z.custom<UploadedFile>((v) => v !== null && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).data)).nullable(),
+});
+
 /** The last path segment, without control characters, at most 255 characters; "file" when nothing is left. */
 export function cleanFilename(raw: string | null | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
@@ -55,9 +62,9 @@ export function cleanContentType(raw: string | null | undefined): string {
  * caller's own on this ticket, and the attachment takes the comment's audience (a different
  * one is 400 `audience_mismatch`). The bytes are stored in PostgreSQL.
  */
-export async function uploadAttachment(ctx: Ctx, ref: string, file: UploadedFile | null, fields: unknown): Promise<Attachment> {
+export async function uploadAttachment(ctx: Ctx, raw: unknown): Promise<Attachment> {
   authorize(ctx, 'attachments.upload');
-  const input = uploadAttachmentFields.parse(fields);
+  const { ref, file, ...input } = parseInput(uploadAttachmentInput, raw);
   if (!file) throw invalid('file_required', { field: 'file' }, 'Send the file as a multipart part named "file".');
   if (file.data.length > MAX_ATTACHMENT_BYTES) {
     throw new AppError('payload_too_large', 'An attachment is at most 25 MB.', { reason: 'file_too_large', max: MAX_ATTACHMENT_BYTES });
@@ -67,20 +74,19 @@ export async function uploadAttachment(ctx: Ctx, ref: string, file: UploadedFile
     const t = await loadTicket(ctx, ref);
     // Also keeps `commentId` alive: comment edits and deletes lock the ticket row first, so they wait too.
     await holdTickets(sql, [t.id]);
-    const perms = ticketPermissions(p, t);
     let audience = input.audience;
     const commentId = input.commentId?.toLowerCase() ?? null;
     if (commentId) {
       const c = await findComment(sql, t.id, commentId);
-      if (!c || !perms.read.includes(c.audience)) throw notFound('unknown_comment', { field: 'commentId' }, 'No such comment on this ticket.');
+      if (!c || !readableAudiences(p).includes(c.audience)) throw notFound('unknown_comment', { field: 'commentId' }, 'No such comment on this ticket.');
       if (c.authorId !== p.identityId) throw forbidden('not_author', { field: 'commentId' }, 'Only the author may attach files to a comment.');
       if (audience && audience !== c.audience) {
         throw invalid('audience_mismatch', { field: 'audience' }, `An attachment on this comment has the comment's audience (${c.audience}).`);
       }
       audience = c.audience;
     }
-    audience ??= perms.defaultAudience;
-    assertCanWrite(perms, audience);
+    audience ??= defaultAudience(p);
+    authorize(ctx, 'attachments.upload', t, { audience });
 
     const filename = cleanFilename(file.filename);
     const now = ctx.now();

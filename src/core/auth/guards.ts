@@ -1,4 +1,4 @@
-import { forbidden } from '../errors.ts';
+import { forbidden, type AppError } from '../errors.ts';
 import { isAdminRole, isClientRole, type Principal, type Scope } from './principal.ts';
 
 export const REAUTH_WINDOW_MS = 10 * 60 * 1000;
@@ -8,8 +8,13 @@ export const REAUTH_WINDOW_MS = 10 * 60 * 1000;
  * few checks that depend on the input (an agent token, someone else's time): one place for
  * each reason, so every refusal carries the same details. `message` says what was refused.
  */
-export function requireScope(p: Principal, scope: Scope, message = `This token lacks the ${scope} scope.`): void {
-  if (!p.scopes.has(scope)) throw forbidden('missing_scope', { scope }, message);
+export function requireScope(p: Principal, scope: Scope, message?: string): void {
+  if (!p.scopes.has(scope)) throw missingScope(scope, message);
+}
+
+/** The 403 of a token lacking `scope`. */
+export function missingScope(scope: Scope, message = `This token lacks the ${scope} scope.`): AppError {
+  return forbidden('missing_scope', { scope }, message);
 }
 
 export function requireSession(p: Principal, message = 'This operation needs a browser session.'): void {

@@ -15,7 +15,12 @@ export async function operatorPrincipal(sql: Db, slug: string, email?: string): 
     join identities i on i.id = m.identity_id
     where w.slug = ${slug} and ${email ? sql`lower(i.email) = lower(${email})` : sql`m.role = 'owner'`}
     order by m.created_at, m.identity_id limit 1`;
-  if (!m) throw notFound(email ? 'unknown_person' : 'unknown_workspace', undefined, email ? `No member ${email} in workspace ${slug}.` : `No workspace ${slug} with an owner.`);
+  if (!m)
+    throw notFound(
+      email ? 'unknown_person' : 'unknown_workspace',
+      undefined,
+      email ? `No member ${email} in workspace ${slug}.` : `No workspace ${slug} with an owner.`,
+    );
   return {
     workspaceId: m.workspaceId,
     slug,

@@ -29,7 +29,12 @@ export interface Principal {
   /** Last re-authentication of a browser session. */
   reauthAt: Date | null;
   source: Source;
+  /** Membership flags that widen what a role may read (the console's `billingOperator`); absent: none. */
+  flags?: ReadonlySet<MembershipFlag>;
 }
+
+/** A membership flag an admin sets on a workspace member (see Requirement.orFlag). */
+export type MembershipFlag = 'billingOperator';
 
 export const isClientRole = (role: Role) => role === 'client' || role === 'client_elevated';
 export const isAdminRole = (role: Role) => role === 'owner' || role === 'admin';

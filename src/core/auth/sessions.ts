@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { forbidden, notFound, unauthenticated } from '../errors.ts';
+import { parseInput } from '../validation.ts';
 import type { GuardedBy } from './login-guard.ts';
 import type { Principal, Role } from './principal.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
@@ -49,7 +50,7 @@ export interface LoginCtx {
 export async function login(ctx: LoginCtx, raw: unknown): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
   const { sql, guard } = ctx;
   const now = ctx.now();
-  const input = loginInput.parse(raw);
+  const input = parseInput(loginInput, raw);
   await guard?.guard.attempt(input.email, guard.address);
   const [who] = await sql<{ id: string; password_hash: string | null }[]>`
     select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
@@ -77,8 +78,22 @@ export async function findSession(sql: Db, secret: string, now: Date): Promise<S
   return { id: s.id, identityId: s.identity_id, csrfToken: s.csrf_token, reauthAt: s.reauth_at, expiresAt: s.expires_at };
 }
 
-export async function currentSession(sql: Db, session: Session): Promise<SessionInfo> {
-  return sessionInfo(sql, session.identityId, session.csrfToken);
+/**
+ * What the operations on the caller's own browser session run with in place of a `Ctx`: they
+ * act on a session, not inside a workspace, so the session (found from the cookie by the
+ * adapter) takes the principal's place.
+ */
+export interface SessionCtx {
+  sql: Db;
+  now: () => Date;
+  session: Session;
+  /** The login/re-authentication throttle and the caller's address, where the adapter has them. */
+  guard?: GuardedBy;
+}
+
+/** GET /api/auth/session: who is logged in, their workspaces and the CSRF token. */
+export async function currentSession(ctx: SessionCtx): Promise<SessionInfo> {
+  return sessionInfo(ctx.sql, ctx.session.identityId, ctx.session.csrfToken);
 }
 
 /**
@@ -86,8 +101,10 @@ export async function currentSession(sql: Db, session: Session): Promise<Session
  * Throttled like login and counted against the same email key, so a stolen session cookie
  * cannot be used to guess the password either.
  */
-export async function reauthenticate(sql: Db, session: Session, raw: unknown, now: Date, guard?: GuardedBy): Promise<{ ok: true; reauthAt: string }> {
-  const input = reauthInput.parse(raw);
+export async function reauthenticate(ctx: SessionCtx, raw: unknown): Promise<{ ok: true; reauthAt: string }> {
+  const { sql, session, guard } = ctx;
+  const now = ctx.now();
+  const input = parseInput(reauthInput, raw);
   const [who] = await sql<{ email: string | null; password_hash: string | null }[]>`
     select email, password_hash from identities where id = ${session.identityId}`;
   // a person without an email (not one who can log in) is still throttled, by identity
@@ -101,8 +118,9 @@ export async function reauthenticate(sql: Db, session: Session, raw: unknown, no
   return { ok: true, reauthAt: now.toISOString() };
 }
 
-export async function logout(sql: Db, session: Session): Promise<{ ok: true }> {
-  await sql`delete from sessions where id = ${session.id}`;
+/** POST /api/auth/logout: the session ends. */
+export async function logout(ctx: SessionCtx): Promise<{ ok: true }> {
+  await ctx.sql`delete from sessions where id = ${ctx.session.id}`;
   return { ok: true };
 }
 

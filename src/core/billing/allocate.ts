@@ -55,7 +55,12 @@ export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<JobRef
 
     for (const sheetId of sheets) {
       for (const format of formats) {
-        await enqueue(sql, 'documents:render', { timesheetId: sheetId, format }, { jobKey: `documents:render:${sheetId}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS });
+        await enqueue(
+          sql,
+          'documents:render',
+          { timesheetId: sheetId, format },
+          { jobKey: `documents:render:${sheetId}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
+        );
       }
     }
     await sql`update billing_runs set status = 'rendering', allocated_at = ${ctx.now()} where id = ${runId}`;

@@ -1,17 +1,20 @@
-import { z, ZodError } from 'zod';
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { invalid } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput, withReasons } from '../validation.ts';
 import { codehostColumns, presentCodehost, type CodehostLink, type CodehostRow } from './present.ts';
 
 /** The only code host: GitHub. Owner: letters, digits, hyphens (≤39); name: letters, digits, `.`, `_`, `-` (≤100). */
 export const CODEHOST = 'github.com';
 const REPO = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
 
-export const addCodehostInput = z.object({
+/** POST /tickets/{ref}/codehost's body. */
+export const addCodehostFields = z.object({
   repo: z.string().min(1).max(200).regex(REPO).describe('GitHub repository as "owner/name", e.g. "acme/web"'),
   url: z
     .string()
@@ -26,17 +29,13 @@ export const addCodehostInput = z.object({
   pr: z.number().int().positive().max(2_147_483_647).nullish().describe('Pull request number. Give exactly one of sha or pr'),
 });
 
-const reasonOfField: Record<string, string> = { repo: 'repo_format', url: 'github_url', sha: 'sha_format', pr: 'pr_format' };
-
-/** Maps a schema failure to the contract's reason for the first failing field. */
-function parseInput(input: unknown): z.output<typeof addCodehostInput> {
-  const r = addCodehostInput.safeParse(input);
-  if (r.success) return r.data;
-  const field = String(r.error.issues[0]!.path[0] ?? '');
-  const reason = reasonOfField[field];
-  if (!reason) throw new ZodError(r.error.issues);
-  throw invalid(reason, { field }, `${field}: ${r.error.issues[0]!.message}`);
-}
+/** Every malformed field has the contract's own reason. */
+export const addCodehostInput = withReasons(addCodehostFields.extend({ ref: ticketRef }), {
+  repo: 'repo_format',
+  url: 'github_url',
+  sha: 'sha_format',
+  pr: 'pr_format',
+});
 
 /**
  * Whether `raw` is an https URL on github.com inside `repo` (owner and name compared
@@ -61,9 +60,9 @@ export function isRepoUrl(raw: string, repo: string): boolean {
  * service never fetches from GitHub). The same commit or pull request on the same ticket is
  * stored once: posting it again answers the stored reference and writes no event.
  */
-export async function addCodehostLink(ctx: Ctx, ref: string, input: unknown): Promise<CodehostLink> {
+export async function addCodehostLink(ctx: Ctx, raw: unknown): Promise<CodehostLink> {
   authorize(ctx, 'codehost.add');
-  const data = parseInput(input);
+  const { ref, ...data } = parseInput(addCodehostInput, raw);
   const sha = data.sha?.toLowerCase() ?? null;
   const pr = data.pr ?? null;
   if ((sha === null) === (pr === null)) throw invalid('sha_or_pr_required', { field: 'sha' }, 'Give exactly one of sha or pr.');

@@ -1,14 +1,18 @@
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+
+export const removeCodehostInput = withReasons(z.object({ ref: ticketRef, linkId: idField('Code-host link id.') }), { linkId: 'bad_uuid' });
 
 /** DELETE /tickets/{ref}/codehost/{linkId}: needs edit rights; the reference must belong to this ticket. */
-export async function removeCodehostLink(ctx: Ctx, ref: string, rawLinkId: string): Promise<{ ok: true }> {
+export async function removeCodehostLink(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'codehost.remove');
-  const linkId = parseUuid(rawLinkId, 'linkId');
+  const { ref, linkId } = parseInput(removeCodehostInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);

@@ -1,49 +1,56 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
-import { isAdminRole } from '../auth/principal.ts';
+import { isAdminRole, type Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions, type TicketPermissions } from '../tickets/permissions.ts';
-import { applyMentions, assertCanWrite, commentAudience, commentBody, commentMentions } from './create.ts';
+import { readableAudiences } from '../tickets/permissions.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
+import { applyMentions, commentAudience, commentBody, commentMentions, mentionIds, mentionNames, type MentionOptions } from './create.ts';
 import { findComment, presentComment, type Comment, type CommentRow } from './present.ts';
 
-export const editCommentInput = z
-  .object({
-    body: commentBody.optional().describe('New Markdown text, 1–50,000 characters'),
-    audience: commentAudience.optional().describe('New audience; attachments of the comment follow it'),
-    mentions: commentMentions.optional(),
-  })
-  .refine((v) => v.body !== undefined || v.audience !== undefined, { message: 'Send body or audience.', path: ['body'] });
+const byComment = { ref: ticketRef, commentId: idField('Comment id.') };
+const PATH_REASONS = { commentId: 'bad_uuid' };
+
+/** PATCH /tickets/{ref}/comments/{id}'s body. */
+export const editCommentFields = z.object({
+  body: commentBody.optional().describe('New Markdown text, 1–50,000 characters'),
+  audience: commentAudience.optional().describe('New audience; attachments of the comment follow it'),
+  mentions: commentMentions.optional(),
+});
+const editObject = editCommentFields.extend(byComment);
+const changesSomething = (v: { body?: string | undefined; audience?: string | undefined }) => v.body !== undefined || v.audience !== undefined;
+const NOTHING_SENT = { message: 'Send body or audience.', path: ['body'] };
+export const editCommentInput = withReasons(editObject.refine(changesSomething, NOTHING_SENT), PATH_REASONS);
+const editCommentByName = withReasons(editObject.extend({ mentions: mentionNames.optional() }).refine(changesSomething, NOTHING_SENT), PATH_REASONS);
+export const deleteCommentInput = withReasons(z.object(byComment), PATH_REASONS);
 
 /** The comment, when it is on this ticket and the caller may read its audience; else 404. */
-async function readableComment(ctx: Ctx, ticketId: string, perms: TicketPermissions, commentId: string): Promise<CommentRow> {
+async function readableComment(ctx: Ctx, p: Principal, ticketId: string, commentId: string): Promise<CommentRow> {
   const c = await findComment(ctx.sql, ticketId, commentId, { lock: true });
-  if (!c || !perms.read.includes(c.audience)) throw notFound('unknown_comment', { field: 'commentId' }, 'No such comment on this ticket.');
+  if (!c || !readableAudiences(p).includes(c.audience)) throw notFound('unknown_comment', { field: 'commentId' }, 'No such comment on this ticket.');
   return c;
 }
 
 /**
  * PATCH /tickets/{ref}/comments/{id}: the author only, with the posting rules: the old and the
- * new audience must both be writable by the caller, and mentions apply as on a new comment.
- * An edit that changes nothing writes nothing.
+ * new audience must both be writable by the caller (the action's rule), and mentions apply as on
+ * a new comment. An edit that changes nothing writes nothing.
  */
-export async function editComment(ctx: Ctx, ref: string, rawCommentId: string, input: unknown): Promise<Comment> {
+export async function editComment(ctx: Ctx, raw: unknown, opts: MentionOptions = {}): Promise<Comment> {
   authorize(ctx, 'comments.edit');
-  const commentId = parseUuid(rawCommentId, 'commentId');
-  const data = editCommentInput.parse(input);
+  const data = parseInput(opts.mentionsBy === 'name' ? editCommentByName : editCommentInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, ref, { lock: true });
-    const perms = ticketPermissions(p, t);
-    const c = await readableComment(ctx, t.id, perms, commentId);
+    const t = await loadTicket(ctx, data.ref, { lock: true });
+    const c = await readableComment(ctx, p, t.id, data.commentId);
     if (c.authorId !== p.identityId) throw forbidden('not_author', undefined, 'Only the author may edit a comment.');
-    assertCanWrite(perms, c.audience);
+    authorize(ctx, 'comments.edit', t, { audience: c.audience });
     const audience = data.audience ?? c.audience;
-    assertCanWrite(perms, audience);
-    await applyMentions(ctx, t, audience, data.mentions ?? []);
+    if (audience !== c.audience) authorize(ctx, 'comments.edit', t, { audience });
+    await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
     const body = data.body ?? c.body;
     if (body === c.body && audience === c.audience) return presentComment(c);
     const now = ctx.now();
@@ -62,14 +69,13 @@ export async function editComment(ctx: Ctx, ref: string, rawCommentId: string, i
  * DELETE /tickets/{ref}/comments/{id}: the author, or an Owner or Admin (moderation). The
  * comment's attachments go with it.
  */
-export async function deleteComment(ctx: Ctx, ref: string, rawCommentId: string): Promise<{ ok: true }> {
+export async function deleteComment(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'comments.delete');
-  const commentId = parseUuid(rawCommentId, 'commentId');
+  const { ref, commentId } = parseInput(deleteCommentInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
-    const perms = ticketPermissions(p, t);
-    const c = await readableComment(ctx, t.id, perms, commentId);
+    const c = await readableComment(ctx, p, t.id, commentId);
     if (c.authorId !== p.identityId && !isAdminRole(p.role))
       throw forbidden('not_author', undefined, 'Only the author or an owner or admin may delete a comment.');
     await sql`delete from comments where id = ${c.id}`;

@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
+import { resolvePersonIds } from '../resolve/people.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions, type Audience, type TicketPermissions } from '../tickets/permissions.ts';
+import { defaultAudience, type Audience } from '../tickets/permissions.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput } from '../validation.ts';
 import { classifyMentions } from '../viewers/audience.ts';
 import { grantViewers } from '../viewers/grant.ts';
 import { findComment, presentComment, type Comment } from './present.ts';
@@ -28,17 +31,32 @@ export const commentMentions = z
     'Up to 20 identity ids to mention. In a "client" comment, a mentioned client person of the ticket\'s client becomes a viewer; mentioning a client person in an "internal" comment, or one of another client, is refused (preview with POST /visibility)',
   );
 
-export const createCommentInput = z.object({
+/** Mentions as a person types them (MCP): email, name, id or "me", resolved by the core (see MentionOptions). */
+export const mentionNames = z.array(z.string()).max(MAX_MENTIONS);
+
+/**
+ * How the caller names the people a comment mentions. REST sends identity ids, which the input
+ * schema checks. MCP sends what a person types; the operation resolves them (resolvePersonIds) only
+ * when it applies the mentions, after the ticket, the comment and the audience are checked, so a
+ * call with a bad comment id and a bad name is refused for the id, as REST's would be.
+ */
+export interface MentionOptions {
+  mentionsBy?: 'id' | 'name';
+}
+
+/** POST /tickets/{ref}/comments's body. */
+export const createCommentFields = z.object({
   body: commentBody,
   audience: commentAudience.optional().describe('Default: "internal" for workspace users, "client" for client users'),
   mentions: commentMentions.optional(),
 });
+export const createCommentInput = createCommentFields.extend({ ref: ticketRef });
+const createCommentByName = createCommentInput.extend({ mentions: mentionNames.optional() });
 
-/** The caller must be allowed to write `audience` on this ticket. */
-export function assertCanWrite(perms: TicketPermissions, audience: Audience): void {
-  if (!perms.comment.includes(audience)) {
-    throw forbidden('audience_forbidden', { field: 'audience', audience }, `You may not write ${audience} comments on this ticket.`);
-  }
+/** The identity ids of the mentions, named as `opts` says (see MentionOptions). */
+export async function mentionIds(ctx: Ctx, mentions: readonly string[] | undefined, opts: MentionOptions): Promise<readonly string[]> {
+  if (!mentions) return [];
+  return opts.mentionsBy === 'name' ? resolvePersonIds(ctx, mentions, 'mentions') : mentions;
 }
 
 /**
@@ -62,19 +80,19 @@ export async function applyMentions(ctx: Ctx, ticket: { id: string; workspaceId:
 
 /**
  * POST /tickets/{ref}/comments. Anyone who sees the ticket and holds a write credential may
- * comment, at an audience in `permissions.comment`. `source` follows the credential (api for a
- * token, ui for a session); the author is the acting person (a delegated token's creator).
+ * comment, at an audience in `permissions.comment` (the action's rule). `source` follows the
+ * credential (api for a token, ui for a session); the author is the acting person (a delegated
+ * token's creator).
  */
-export async function createComment(ctx: Ctx, ref: string, input: unknown): Promise<Comment> {
+export async function createComment(ctx: Ctx, raw: unknown, opts: MentionOptions = {}): Promise<Comment> {
   authorize(ctx, 'comments.create');
-  const data = createCommentInput.parse(input);
+  const data = parseInput(opts.mentionsBy === 'name' ? createCommentByName : createCommentInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, ref, { lock: true });
-    const perms = ticketPermissions(p, t);
-    const audience = data.audience ?? perms.defaultAudience;
-    assertCanWrite(perms, audience);
-    await applyMentions(ctx, t, audience, data.mentions ?? []);
+    const t = await loadTicket(ctx, data.ref, { lock: true });
+    const audience = data.audience ?? defaultAudience(p);
+    authorize(ctx, 'comments.create', t, { audience });
+    await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
     const now = ctx.now();
     const [row] = await sql<{ id: string }[]>`
       insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)

@@ -4,7 +4,8 @@ import type { Ctx } from '../ctx.ts';
 import { badCursor } from '../tickets/cursor.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../tickets/permissions.ts';
-import { UUID_PATTERN } from '../validation.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput, UUID_PATTERN } from '../validation.ts';
 import { commentSelect, presentComment, type Comment, type CommentRow } from './present.ts';
 
 /** The largest page of comments (also the default). */
@@ -20,6 +21,7 @@ export const listCommentsQuery = z.object({
     .default(COMMENT_PAGE_MAX)
     .describe(`Page size, 1–${COMMENT_PAGE_MAX} (default ${COMMENT_PAGE_MAX})`),
 });
+export const listCommentsInput = listCommentsQuery.extend({ ref: ticketRef });
 
 export interface CommentPage {
   items: Comment[];
@@ -52,9 +54,9 @@ function decodeCursor(raw: string): { at: string; id: string } {
  * GET /tickets/{ref}/comments: the comments the caller may read (client users: `client` only),
  * oldest first, in pages of at most 50 with a keyset cursor on (createdAt, id), like the ticket lists.
  */
-export async function listComments(ctx: Ctx, ref: string, query: unknown): Promise<CommentPage> {
+export async function listComments(ctx: Ctx, raw: unknown): Promise<CommentPage> {
   authorize(ctx, 'comments.list');
-  const { cursor, limit } = listCommentsQuery.parse(query);
+  const { ref, cursor, limit } = parseInput(listCommentsInput, raw);
   const after = cursor === undefined ? null : decodeCursor(cursor);
   const { sql, principal: p } = ctx;
   const t = await loadTicket(ctx, ref);

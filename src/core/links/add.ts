@@ -6,6 +6,8 @@ import { conflict, invalid, notFound } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { isVisible, loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput } from '../validation.ts';
 import { lockTicketGraph } from './graph-lock.ts';
 
 export const linkKinds = ['blocks', 'relates', 'duplicates'] as const;
@@ -14,7 +16,8 @@ export type LinkKind = (typeof linkKinds)[number];
 /** A blocking chain (first blocker to last blocked ticket) has at most this many edges. */
 export const MAX_BLOCKING_CHAIN = 10;
 
-export const addLinkInput = z.object({
+/** POST /tickets/{ref}/links's body. */
+export const addLinkFields = z.object({
   targetId: z.uuid().describe('UUID of the other ticket; it must be visible to you'),
   kind: z
     .enum(linkKinds)
@@ -22,6 +25,7 @@ export const addLinkInput = z.object({
       '"blocks": this ticket blocks the target (the target lists it under blockedBy); "relates": the two are related; "duplicates": this ticket duplicates the target',
     ),
 });
+export const addLinkInput = addLinkFields.extend({ ref: ticketRef });
 
 /**
  * POST /tickets/{ref}/links. Needs edit rights on the ticket; the target only needs to be
@@ -29,9 +33,9 @@ export const addLinkInput = z.object({
  * `duplicates` are symmetric, so B→A counts as A→B; `blocks` is directed, and its reverse is a
  * cycle. Link writes of a workspace are serialised so that cycle and depth checks hold.
  */
-export async function addLink(ctx: Ctx, ref: string, input: unknown): Promise<{ id: string | null }> {
+export async function addLink(ctx: Ctx, raw: unknown): Promise<{ id: string | null }> {
   authorize(ctx, 'links.add');
-  const { targetId, kind } = addLinkInput.parse(input);
+  const { ref, targetId, kind } = parseInput(addLinkInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'links');

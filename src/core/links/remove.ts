@@ -1,19 +1,23 @@
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+
+export const removeLinkInput = withReasons(z.object({ ref: ticketRef, linkId: idField('Link id.') }), { linkId: 'bad_uuid' });
 
 /**
  * DELETE /tickets/{ref}/links/{linkId}. Needs edit rights on the ticket. The link must touch
  * this ticket (as source or target) and its other end must be visible too, else 404; a removal
  * is recorded on both tickets.
  */
-export async function removeLink(ctx: Ctx, ref: string, rawLinkId: string): Promise<{ ok: true }> {
+export async function removeLink(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'links.remove');
-  const linkId = parseUuid(rawLinkId, 'linkId');
+  const { ref, linkId } = parseInput(removeLinkInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);

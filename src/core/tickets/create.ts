@@ -1,37 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { authorize } from '../access/authorize.ts';
-import { requireScope } from '../auth/guards.ts';
-import { isClientRole, type Principal } from '../auth/principal.ts';
+import { isClientRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
-import { assertFullMember, assertInAllowList, checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWorkflow } from './fields.ts';
+import { checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWorkflow } from './fields.ts';
 import { isVisible } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { checkParentChain, clearParentEstimate } from './parent.ts';
 import { CLIENT_EDITABLE_FIELDS } from './permissions.ts';
-import { createTicketInput, parseTicketInput, type CreateTicketInput } from './schemas.ts';
+import { parseInput } from '../validation.ts';
+import { createTicketInput, type CreateTicketInput } from './schemas.ts';
 import { getTicketSummary, type TicketSummary } from './summary.ts';
 
 /**
- * POST /tickets. Who may start a ticket where:
+ * POST /tickets. Who may start a ticket where is the `into` rule of `tickets.create`
+ * (src/core/access/placement.ts), checked inside the transaction once the project is loaded:
  * - Inbox (projectId null): workspace users; a token needs `triage` and no project allow-list.
  * - A project: Owner/Admin any; other workspace users as full members; client users in the
- *   projects their client bills or collaborates on (startedBy `client`).
+ *   projects their client bills or collaborates on (startedBy `client`; others are 404 `unknown_project`).
  * Client users may not assign, set billing, or set fields outside CLIENT_EDITABLE_FIELDS.
  */
 export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummary> {
   authorize(ctx, 'tickets.create');
-  const input = parseTicketInput(createTicketInput, raw);
+  const input = parseInput(createTicketInput, raw);
   const p = ctx.principal;
-  const project = await authorizeCreate(ctx, input);
   const client = isClientRole(p.role);
-  if (client) assertClientFields(input);
 
   const id = await tx(ctx, async (ctx) => {
     const { sql } = ctx;
+    const project = input.projectId === null ? null : await loadProject(sql, p, input.projectId);
+    authorize(ctx, 'tickets.create', null, { into: project });
+    if (client) assertClientFields(input);
     const now = ctx.now();
     if (input.parentId) await lockTicketGraph(sql, p.workspaceId, 'parents');
     const wf = await resolveWorkflow(sql, p.workspaceId, input);
@@ -68,25 +70,6 @@ export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummar
   // The caller is the reporter, and every creator may see what they reported.
   if (!summary) throw new Error(`created ticket ${id} is not visible to its reporter`);
   return summary;
-}
-
-/** Where the caller may start a ticket; returns the project (null for the Inbox). */
-async function authorizeCreate(ctx: Ctx, input: CreateTicketInput) {
-  const p = ctx.principal;
-  if (input.projectId === null) {
-    assertMayUseInbox(p);
-    return null;
-  }
-  const project = await loadProject(ctx.sql, p, input.projectId);
-  assertInAllowList(p, project.id);
-  if (!isClientRole(p.role)) assertFullMember(p, project);
-  return project;
-}
-
-function assertMayUseInbox(p: Principal): void {
-  if (isClientRole(p.role)) throw forbidden('inbox_forbidden', undefined, 'Client users start tickets in a project of their client.');
-  if (p.projectIds) throw forbidden('project_not_allowed', undefined, 'A token restricted to projects cannot use the Inbox.');
-  requireScope(p, 'triage');
 }
 
 /** Client users: assigning and billing have their own reasons; any other non-client field is `field_forbidden`. */

@@ -4,6 +4,8 @@ import { tx, type Ctx } from '../ctx.ts';
 import { assertTicketTimeUnlocked } from '../time/locked.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { loadTicket } from './load.ts';
+import { parseInput } from '../validation.ts';
+import { deleteTicketInput } from './schemas.ts';
 
 /**
  * DELETE /tickets/{ref}: Owner or Admin, from a browser session re-authenticated within ten
@@ -13,8 +15,9 @@ import { loadTicket } from './load.ts';
  * so pollers see that they changed; the ticket itself leaves the change feed as `deleted`.
  * A ticket the caller cannot see is 404 before any role check: the contract's "hidden is always 404".
  */
-export async function deleteTicket(ctx: Ctx, ref: string): Promise<{ ok: true }> {
+export async function deleteTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'tickets.delete');
+  const { ref } = parseInput(deleteTicketInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });

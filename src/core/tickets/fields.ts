@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { clientOnProject } from '../access/visible.ts';
-import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
+import { isClientRole, type Principal } from '../auth/principal.ts';
 import { forbidden, invalid, notFound } from '../errors.ts';
 import { clientStates } from './permissions.ts';
 import { unknownPerson } from '../resolve/people.ts';
@@ -122,6 +122,22 @@ export async function checkBillingClient(sql: Db, workspaceId: string, clientId:
   }
 }
 
+/**
+ * A `bank:<id>` billing policy names a bank of this workspace (else 400 `unknown_bank`; the
+ * database refuses it too, as a foreign-key error) belonging to the ticket's billing client when
+ * it has one (else 400 `bank_client_mismatch`: a run would bill such work as paid rather than draw
+ * on another client's bank). Internal work (no billing client) is never billed, so any bank passes.
+ */
+export async function checkBillingBank(sql: Db, workspaceId: string, policy: string, billingClientId: string | null): Promise<void> {
+  if (!policy.toLowerCase().startsWith('bank:')) return;
+  const [bank] = await sql<{ clientId: string }[]>`
+    select client_id as "clientId" from banks where id = ${policy.slice(5).toLowerCase()}::uuid and workspace_id = ${workspaceId}`;
+  if (!bank) throw invalid('unknown_bank', { field: 'billingPolicy' }, 'No such bank in this workspace.');
+  if (billingClientId && bank.clientId !== billingClientId) {
+    throw invalid('bank_client_mismatch', { field: 'billingPolicy' }, "The bank belongs to another client than the ticket's billing client.");
+  }
+}
+
 export interface ProjectFacts {
   id: string;
   key: string;
@@ -154,10 +170,4 @@ export function assertInAllowList(p: Principal, projectId: string): void {
   if (p.projectIds && !p.projectIds.includes(projectId)) {
     throw forbidden('project_not_allowed', { projectId }, 'This token is restricted to other projects.');
   }
-}
-
-/** Workspace users act on a project's tickets as full members; Owner and Admin on any project. */
-export function assertFullMember(p: Principal, project: ProjectFacts): void {
-  if (isAdminRole(p.role) || project.access === 'full') return;
-  throw forbidden('project_membership', { projectId: project.id }, 'Only full members of the project may do this.');
 }

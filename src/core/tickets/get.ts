@@ -1,4 +1,5 @@
-import { authorize } from '../access/authorize.ts';
+import { z } from 'zod';
+import { authorize, ticketRuleHolds } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
@@ -8,11 +9,15 @@ import { loadTicket, type TicketFacts } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
 import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql, type CommentWindow } from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
-import { canRemoveViewer, ticketPermissions, type TicketPermissions } from './permissions.ts';
+import { ticketPermissions, type TicketPermissions } from './permissions.ts';
 import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
 import type { Comment } from '../comments/present.ts';
+import { MAX_COMMENT_LENGTH } from '../comments/create.ts';
+import { COMMENT_PAGE_MAX } from '../comments/list.ts';
+import { parseInput } from '../validation.ts';
+import { ticketRef } from './schemas.ts';
 
 export interface TicketRefSummary {
   id: string;
@@ -143,7 +148,7 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
     startedBy: row.startedBy,
     archived: row.archived,
     closedAt: row.closedAt,
-    viewers: row.viewers.map((v) => ({ ...v, canRemove: canRemoveViewer(p, permissions, v) })),
+    viewers: row.viewers.map((v) => ({ ...v, canRemove: ticketRuleHolds(p, 'viewers.remove', facts, permissions, { viewer: v.identityId }) })),
     ...(client || !row.billing ? {} : { billing: row.billing }),
     comments: row.comments.map(({ body, ...c }) => ({
       id: c.id,
@@ -174,15 +179,28 @@ export async function getTicketPage(ctx: Ctx, ref: string, opts: TicketPageOptio
 
 export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };
 
+export const readTicketInput = z.object({
+  ref: ticketRef,
+  ifNoneMatch: z.string().nullish().describe('The ETag the caller holds (REST: If-None-Match): when current, the answer is 304 without the page.'),
+  comments: z
+    .object({
+      latestComments: z.int().min(1).max(COMMENT_PAGE_MAX).describe('How many of the latest readable comments to include.'),
+      commentChars: z.int().min(1).max(MAX_COMMENT_LENGTH).describe('Each body cut to this many characters, ending in "…".'),
+    })
+    .nullish()
+    .describe('Only the latest comments, bodies cut, and `commentsOmitted` (an assistant); absent: every comment in full.'),
+});
+
 /**
  * GET /tickets/{ref} with its ETag. When `ifNoneMatch` names the current version the page is
  * not built at all (one statement) and the answer is 304: cheap for pollers.
  */
-export async function readTicketPage(ctx: Ctx, ref: string, ifNoneMatch?: string | null): Promise<TicketPageRead> {
+export async function readTicketPage(ctx: Ctx, raw: unknown): Promise<TicketPageRead> {
   authorize(ctx, 'tickets.read');
+  const { ref, ifNoneMatch, comments } = parseInput(readTicketInput, raw);
   const facts = await loadTicket(ctx, ref);
   const current = ticketEtag(facts);
   if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
-  const page = await buildTicketPage(ctx, facts);
+  const page = await buildTicketPage(ctx, facts, { comments });
   return { status: 200, etag: ticketEtag(page), page };
 }

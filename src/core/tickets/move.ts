@@ -1,50 +1,39 @@
 import { authorize } from '../access/authorize.ts';
 import { requireScope } from '../auth/guards.ts';
-import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
+import { isAdminRole, type Principal } from '../auth/principal.ts';
 import { canSeeInbox } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { conflict, forbidden, isAppError } from '../errors.ts';
+import { conflict, isAppError } from '../errors.ts';
+import { parseInput } from '../validation.ts';
 import { recordEvents, type NewEvent } from './events.ts';
-import {
-  assertFullMember,
-  assertInAllowList,
-  assigneeEligible,
-  checkAssignee,
-  checkBillingClient,
-  clientValidIn,
-  loadProject,
-  resolveWorkflow,
-  type ProjectFacts,
-} from './fields.ts';
+import { assigneeEligible, checkAssignee, checkBillingClient, clientValidIn, loadProject, resolveWorkflow, type ProjectFacts } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
 import { isVisible, loadTicket, type TicketFacts } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { humanId } from './ref.ts';
-import { moveTicketInput, parseTicketInput, type MoveTicketInput } from './schemas.ts';
+import { moveTicketInput, type MoveTicketFields } from './schemas.ts';
 
 /**
  * POST /tickets/{ref}/move: to another project, or out of the Inbox (triage). The ticket gets a
  * new number in the target project; old numbers keep resolving (ticket_refs). Viewers, comments,
  * links and attachments belong to the ticket and travel with it; time entries keep their attribution.
+ * Who may move what where is the `tickets.move` row of the action table:
  *
  * - Out of a project: a full member of both projects (Owner/Admin: any).
  * - Out of the Inbox: anyone who may triage (a token needs `triage`); the target needs no membership,
  *   so the caller may lose sight of the ticket: 409 `moved_out_of_sight`, the move committed.
  * - A billing client not valid in the target is reset only by Owner/Admin with `confirmReset: true`.
  */
-export async function moveTicket(ctx: Ctx, ref: string, raw: unknown): Promise<TicketPage> {
+export async function moveTicket(ctx: Ctx, raw: unknown): Promise<TicketPage> {
   authorize(ctx, 'tickets.move');
-  const input = parseTicketInput(moveTicketInput, raw);
+  const { ref, ...input } = parseInput(moveTicketInput, raw);
   const id = await tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadForMove(ctx, ref);
-    if (!authorize(ctx, 'tickets.move', t).move) {
-      throw isClientRole(p.role) ? forbidden('move_forbidden', undefined, 'You may not move this ticket.') : projectMembership(t.projectId);
-    }
+    authorize(ctx, 'tickets.move', t);
     if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
     const target = await loadProject(sql, p, input.projectId);
-    assertInAllowList(p, target.id);
-    if (t.projectId !== null) assertFullMember(p, target);
+    authorize(ctx, 'tickets.move', t, { into: target });
 
     const billingClientId = await nextBillingClient(ctx, t, target, input);
     if (input.kindId) await resolveWorkflow(sql, t.workspaceId, { kindId: input.kindId });
@@ -83,9 +72,6 @@ export async function moveTicket(ctx: Ctx, ref: string, raw: unknown): Promise<T
   return getTicketPage(ctx, id);
 }
 
-const projectMembership = (projectId: string | null) =>
-  forbidden('project_membership', { projectId }, 'Only full members of both projects (or an owner or admin) may move this ticket.');
-
 /**
  * Loads the ticket, locked. A token without `triage` does not see the Inbox, but the contract
  * answers "missing triage" with 403 for a move out of it: when the person behind the token could
@@ -111,7 +97,7 @@ async function loadForMove(ctx: Ctx, ref: string): Promise<TicketFacts> {
  * (not the target's billing or collaborating client) is reset to the target's billing client,
  * which only Owner/Admin may do, and only with `confirmReset: true`.
  */
-async function nextBillingClient(ctx: Ctx, t: TicketFacts, target: ProjectFacts, input: MoveTicketInput): Promise<string | null> {
+async function nextBillingClient(ctx: Ctx, t: TicketFacts, target: ProjectFacts, input: MoveTicketFields): Promise<string | null> {
   const { sql, principal: p } = ctx;
   if (input.billingClientId) await checkBillingClient(sql, t.workspaceId, input.billingClientId, target.id);
   const old = t.billingClientId;

@@ -8,13 +8,17 @@ import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { isVisible, loadTicket } from './load.ts';
+import { parseInput } from '../validation.ts';
+import { ticketRef } from './schemas.ts';
 
 /** A parent chain (root to deepest leaf) has at most this many edges. */
 export const MAX_PARENT_CHAIN = 10;
 
-export const setParentInput = z.object({
+/** PUT /tickets/{ref}/parent's body. */
+export const setParentFields = z.object({
   parentId: z.uuid().nullable().describe('UUID of the ticket to nest this ticket under (it becomes a sub-ticket of it); null makes the ticket top-level again'),
 });
+export const setParentInput = setParentFields.extend({ ref: ticketRef });
 
 /**
  * PUT /tickets/{ref}/parent. Needs edit rights on the ticket; the parent only needs to be
@@ -22,9 +26,9 @@ export const setParentInput = z.object({
  * descendants that move along with it). A parent's estimate is the sum of its children, so a
  * ticket that gains its first child loses its own estimate (recorded as a field change on it).
  */
-export async function setParent(ctx: Ctx, ref: string, input: unknown): Promise<{ ok: true }> {
+export async function setParent(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'tickets.parent');
-  const { parentId } = setParentInput.parse(input);
+  const { ref, parentId } = parseInput(setParentInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'parents');

@@ -1,4 +1,5 @@
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
+import type { ProjectFacts } from './fields.ts';
 import type { TicketFacts } from './load.ts';
 
 export type Audience = 'internal' | 'client';
@@ -52,7 +53,7 @@ export function ticketPermissions(p: Principal, t: TicketFacts): TicketPermissio
     edit,
     read: readableAudiences(p),
     comment: canWrite ? (client ? ['client'] : ['internal', 'client']) : [],
-    defaultAudience: client ? 'client' : 'internal',
+    defaultAudience: defaultAudience(p),
     changeAssignee: canWrite && staffEdit,
     moveState: !edit ? [] : client ? clientStates(t) : t.stateIds,
     customerResolveStateId: t.customerResolveStateId,
@@ -80,12 +81,44 @@ export function readableAudiences(p: Principal): Audience[] {
   return isClientRole(p.role) ? ['client'] : ['internal', 'client'];
 }
 
-/**
- * Whether the caller may remove one viewer: the reporter never; oneself, given a write
- * credential; anyone else only with `permissions.addViewers`.
- */
-export function canRemoveViewer(p: Principal, perms: TicketPermissions, viewer: { identityId: string; isReporter: boolean }): boolean {
-  if (viewer.isReporter) return false;
-  if (viewer.identityId === p.identityId) return p.scopes.has('write');
-  return perms.addViewers;
+/** The audience a comment or attachment gets when none is named: `client` for client users, else `internal`. */
+export function defaultAudience(p: Principal): Audience {
+  return isClientRole(p.role) ? 'client' : 'internal';
 }
+
+/** What an action names that its rules read (see SUBJECT_PERMISSIONS and `authorize`). */
+export interface Subject {
+  /** The audience of the comment or attachment being written. */
+  audience?: Audience;
+  /** The identity id of the viewer being removed. */
+  viewer?: string;
+  /** Where a ticket is being put (create, move): a project, or null for the Inbox (src/core/access/placement.ts). */
+  into?: ProjectFacts | null;
+}
+
+type SubjectPermissionRule = (perms: TicketPermissions, p: Principal, t: Pick<TicketFacts, 'reporterId'>, s: Subject) => boolean;
+
+/** The part of the subject a permission reads; its absence is a bug of the calling operation. */
+function needs<T>(value: T | undefined, what: keyof Subject): T {
+  if (value === undefined) throw new Error(`this permission needs the subject's ${what}`);
+  return value;
+}
+
+/**
+ * Ticket permissions that depend on what the action names, computed from the same permissions:
+ * the action table's rules refer to them by name, and the page's `viewers[].canRemove` is
+ * `removeViewer` itself, so what the page offers and what the API accepts cannot drift apart.
+ */
+export const SUBJECT_PERMISSIONS = {
+  /** Write a comment or attachment at `audience`: one of `permissions.comment`. */
+  writeAudience: (perms, _p, _t, s) => perms.comment.includes(needs(s.audience, 'audience')),
+  /** Remove `viewer`: the reporter never; oneself, given a write credential; anyone else with `permissions.addViewers`. */
+  removeViewer: (perms, p, t, s) => {
+    const viewer = needs(s.viewer, 'viewer');
+    if (viewer === t.reporterId) return false;
+    if (viewer === p.identityId) return p.scopes.has('write');
+    return perms.addViewers;
+  },
+} as const satisfies Record<string, SubjectPermissionRule>;
+
+export type SubjectPermission = keyof typeof SUBJECT_PERMISSIONS;

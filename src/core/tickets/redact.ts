@@ -1,11 +1,11 @@
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
 import { supersedeQuotingTimesheets } from '../documents/supersede.ts';
-import { parseUuid } from '../validation.ts';
+import { parseInput } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
-import { parseTicketInput, REDACTED, redactTicketInput } from './schemas.ts';
+import { REDACTED, redactTicketInput } from './schemas.ts';
 
 /** Timeline fields whose `field_changed` events quote descriptive content. */
 const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
@@ -18,10 +18,10 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
  * Every current timesheet that quoted the ticket is superseded by a new version, rendered by its
  * jobs from the redacted text; `runs` counts the billing runs affected.
  */
-export async function redactTicket(ctx: Ctx, rawTicketId: string, raw: unknown): Promise<{ ok: true; runs: number }> {
+export async function redactTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true; runs: number }> {
   authorize(ctx, 'tickets.redact');
-  const ticketId = parseUuid(rawTicketId, 'id');
-  const input = parseTicketInput(redactTicketInput, raw);
+  const input = parseInput(redactTicketInput, raw);
+  const ticketId = input.id;
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ticketId, { lock: true });

@@ -1,12 +1,20 @@
 import { z } from 'zod';
-import { invalid } from '../errors.ts';
 import { dateSchema, MAX_DATE, MIN_DATE } from '../input.ts';
-import { UUID_SOURCE } from '../validation.ts';
+import { idField, UUID_SOURCE, withReasons } from '../validation.ts';
 
 /**
- * Input schemas of the ticket write operations, shared by REST and the MCP tools.
- * Unknown fields are stripped (zod's default), so a client may send back what it read.
+ * Input schemas of the ticket write operations, shared by REST and the MCP tools. An operation's
+ * input is one object: the ticket `ref` (REST: the path), the request's fields (REST: the body) and
+ * what REST reads from headers (`ifMatch`). Unknown fields are stripped (zod's default), so a
+ * client may send back what it read.
  */
+
+/** A ticket `{ref}`: a UUID or a human id (PREFIX-N); loadTicket reads it (over 60 characters: 400 `ref_too_long`). */
+export const ticketRef = z.string().describe('The ticket: its UUID or human id (PREFIX-N).');
+const byRef = { ref: ticketRef };
+
+/** Fields whose malformed value has its own reason in the contract instead of the generic `validation`. */
+const FORMAT_REASONS = { estimateMinutes: 'estimate_format', billingPolicy: 'policy_format' };
 
 /** Upper bound of an estimate: keeps the value inside PostgreSQL's integer and sane (about 19 years of minutes). */
 export const MAX_ESTIMATE_MINUTES = 10_000_000;
@@ -58,24 +66,28 @@ export const billingDescriptionField = z
   .nullable()
   .describe('Text the client reads on the timesheet for this ticket, at most 500 characters.');
 
-export const createTicketInput = z.object({
-  projectId: id('Project id, or null to put the ticket in the Inbox (a token needs the triage scope for that).').nullable(),
-  title: titleField,
-  description: descriptionField.optional(),
-  kindId: kindIdField.optional().describe('Ticket kind id; default: the inbound kind.'),
-  stateId: stateIdField.optional().describe('Workflow state id; default: the default (reopen-target) state.'),
-  priorityId: priorityIdField.optional().describe('Priority id; default: the workspace default priority.'),
-  assigneeId: assigneeIdField.optional(),
-  billingClientId: billingClientIdField.optional().describe('Billing client; default: the project billing client. Workspace users only.'),
-  labelIds: labelIdsField.optional(),
-  startDate: startDateField.optional(),
-  dueDate: dueDateField.optional(),
-  estimateMinutes: estimateMinutesField.optional(),
-  parentId: id('Parent ticket id (UUID of a ticket you can see), or null.').nullable().optional(),
-});
+export const createTicketInput = withReasons(
+  z.object({
+    projectId: id('Project id, or null to put the ticket in the Inbox (a token needs the triage scope for that).').nullable(),
+    title: titleField,
+    description: descriptionField.optional(),
+    kindId: kindIdField.optional().describe('Ticket kind id; default: the inbound kind.'),
+    stateId: stateIdField.optional().describe('Workflow state id; default: the default (reopen-target) state.'),
+    priorityId: priorityIdField.optional().describe('Priority id; default: the workspace default priority.'),
+    assigneeId: assigneeIdField.optional(),
+    billingClientId: billingClientIdField.optional().describe('Billing client; default: the project billing client. Workspace users only.'),
+    labelIds: labelIdsField.optional(),
+    startDate: startDateField.optional(),
+    dueDate: dueDateField.optional(),
+    estimateMinutes: estimateMinutesField.optional(),
+    parentId: id('Parent ticket id (UUID of a ticket you can see), or null.').nullable().optional(),
+  }),
+  FORMAT_REASONS,
+);
 export type CreateTicketInput = z.output<typeof createTicketInput>;
 
-export const updateTicketInput = z.object({
+/** PATCH /tickets/{ref}'s body: the fields to change. */
+export const updateTicketFields = z.object({
   title: titleField.optional(),
   description: descriptionField.optional(),
   kindId: kindIdField.optional(),
@@ -91,39 +103,37 @@ export const updateTicketInput = z.object({
   billingDescription: billingDescriptionField.optional(),
   estimateMinutes: estimateMinutesField.optional(),
 });
-export type UpdateTicketInput = z.output<typeof updateTicketInput>;
+export type UpdateTicketFields = z.output<typeof updateTicketFields>;
 
-export const moveTicketInput = z.object({
+export const updateTicketInput = withReasons(
+  updateTicketFields.extend({
+    ...byRef,
+    ifMatch: z.string().nullish().describe('The ETag the change is based on (REST: If-Match); a stale one is 412.'),
+  }),
+  FORMAT_REASONS,
+);
+
+/** POST /tickets/{ref}/move's body. */
+export const moveTicketFields = z.object({
   projectId: id('Target project id.'),
   billingClientId: billingClientIdField.optional().describe('Billing client in the target project (set it when routing out of the Inbox).'),
   kindId: kindIdField.optional(),
   assigneeId: assigneeIdField.optional(),
   confirmReset: z.boolean().optional().describe('Owner/Admin: confirm that the billing client is reset because it is not valid in the target project.'),
 });
-export type MoveTicketInput = z.output<typeof moveTicketInput>;
+export type MoveTicketFields = z.output<typeof moveTicketFields>;
+export const moveTicketInput = moveTicketFields.extend(byRef);
 
-export const archiveTicketInput = z.object({
+/** POST /tickets/{ref}/archive's body. */
+export const archiveTicketFields = z.object({
   archived: z.boolean().describe('true archives the ticket (off boards), false restores it.'),
 });
+export const archiveTicketInput = archiveTicketFields.extend(byRef);
 
-export const redactTicketInput = z.object({
+export const deleteTicketInput = z.object(byRef);
+
+export const redactTicketFields = z.object({
   reason: z.string().trim().min(3).max(500).describe('Why the ticket is redacted, 3-500 characters; kept on the timeline.'),
 });
-
-/** Fields whose malformed value has its own reason in the contract instead of the generic `validation`. */
-const FORMAT_REASONS: Record<string, string> = { estimateMinutes: 'estimate_format', billingPolicy: 'policy_format' };
-
-/**
- * Parses a write input. A bad `estimateMinutes` or `billingPolicy` is 400 with the contract's own
- * reason (and `field`); anything else is the generic zod 400 from the error middleware.
- */
-export function parseTicketInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return r.data;
-  const hit = r.error.issues.find((i) => typeof i.path[0] === 'string' && FORMAT_REASONS[i.path[0]]);
-  if (hit) {
-    const field = hit.path[0] as string;
-    throw invalid(FORMAT_REASONS[field], { field }, `${field}: ${hit.message}`);
-  }
-  throw r.error;
-}
+/** Redaction names the ticket by UUID only, never by a human id that could be reused. */
+export const redactTicketInput = withReasons(redactTicketFields.extend({ id: idField('The ticket UUID.') }), { id: 'bad_uuid' });

@@ -4,13 +4,14 @@ import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid } from '../errors.ts';
 import { assertIfMatch } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
-import { checkAssignee, checkBillingClient, checkLabels, resolveWorkflow } from './fields.ts';
+import { checkAssignee, checkBillingBank, checkBillingClient, checkLabels, resolveWorkflow } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
 import { loadTicket, type TicketFacts } from './load.ts';
 import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from './permissions.ts';
-import { parseTicketInput, updateTicketInput, type UpdateTicketInput } from './schemas.ts';
+import { parseInput } from '../validation.ts';
+import { updateTicketInput, type UpdateTicketFields } from './schemas.ts';
 
-type Field = keyof UpdateTicketInput;
+type Field = keyof UpdateTicketFields;
 type ScalarField = Exclude<Field, 'labelIds'>;
 
 /** API field -> tickets column, for every scalar field PATCH may change. */
@@ -31,23 +32,19 @@ const COLUMNS: Record<ScalarField, string> = {
 };
 const BILLING_FIELDS: Field[] = ['billingClientId', 'billingPolicy', 'billingMode', 'billingDescription'];
 
-export interface UpdateOptions {
-  /** The request's If-Match header: when given and stale, the update is refused with 412. */
-  ifMatch?: string | null;
-}
-
 /**
  * PATCH /tickets/{ref}: changes only the fields sent, each checked against the ticket's
- * permissions; one `field_changed` event per field whose value really changes.
+ * permissions; one `field_changed` event per field whose value really changes. With `ifMatch`
+ * (REST: the If-Match header) a stale version is refused with 412.
  * open -> closed sets closedAt; closed -> open keeps it (it is the last close).
  */
-export async function updateTicket(ctx: Ctx, ref: string, raw: unknown, opts: UpdateOptions = {}): Promise<TicketPage> {
+export async function updateTicket(ctx: Ctx, raw: unknown): Promise<TicketPage> {
   authorize(ctx, 'tickets.update');
-  const input = parseTicketInput(updateTicketInput, raw);
+  const { ref, ifMatch, ...input } = parseInput(updateTicketInput, raw);
   const id = await tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
-    assertIfMatch(t, opts.ifMatch);
+    assertIfMatch(t, ifMatch);
     const perms = authorize(ctx, 'tickets.update', t);
     assertMayPatch(p, perms, t, input);
     const current = await loadCurrent(ctx, t);
@@ -93,7 +90,7 @@ export async function updateTicket(ctx: Ctx, ref: string, raw: unknown, opts: Up
  * 403 `edit_forbidden`, see authorize): an archived ticket is 409 `restore_first`; assignee, billing and kind each have their own reason;
  * any other field outside CLIENT_EDITABLE_FIELDS, sent by a client user, is `field_forbidden`.
  */
-export function assertMayPatch(p: Principal, perms: TicketPermissions, t: Pick<TicketFacts, 'archived'>, input: UpdateTicketInput): void {
+export function assertMayPatch(p: Principal, perms: TicketPermissions, t: Pick<TicketFacts, 'archived'>, input: UpdateTicketFields): void {
   if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
   const sent = (Object.keys(input) as Field[]).filter((f) => input[f] !== undefined);
   // The specific reasons first (assignee, billing, kind), then field_forbidden for any other field a client may not change.
@@ -108,7 +105,7 @@ export function assertMayPatch(p: Principal, perms: TicketPermissions, t: Pick<T
 }
 
 /** Values of the sent fields: ids must exist, people be eligible, clients be in scope. Returns the new state's category. */
-async function validate(ctx: Ctx, t: TicketFacts, input: UpdateTicketInput, perms: TicketPermissions): Promise<'open' | 'closed'> {
+async function validate(ctx: Ctx, t: TicketFacts, input: UpdateTicketFields, perms: TicketPermissions): Promise<'open' | 'closed'> {
   const { sql } = ctx;
   const ws = t.workspaceId;
   const wf = input.kindId || input.stateId || input.priorityId ? await resolveWorkflow(sql, ws, input) : null;
@@ -118,6 +115,8 @@ async function validate(ctx: Ctx, t: TicketFacts, input: UpdateTicketInput, perm
   if (input.labelIds) await checkLabels(sql, ws, input.labelIds);
   if (input.assigneeId) await checkAssignee(sql, ws, input.assigneeId, t.projectId);
   if (input.billingClientId) await checkBillingClient(sql, ws, input.billingClientId, t.projectId, 'unknown_client');
+  if (input.billingPolicy)
+    await checkBillingBank(sql, ws, input.billingPolicy, input.billingClientId !== undefined ? input.billingClientId : t.billingClientId);
   if (input.estimateMinutes !== undefined && input.estimateMinutes !== null && t.hasChildren) {
     throw invalid('parent_estimate', { field: 'estimateMinutes' }, "A parent ticket's estimate is the sum of its children.");
   }

@@ -3,12 +3,16 @@ import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput } from '../validation.ts';
 import { peopleOnTicket, uniqueIds } from './audience.ts';
 import { grantViewers } from './grant.ts';
 
-export const addViewersInput = z.object({
+/** POST /tickets/{ref}/viewers's body. */
+export const addViewersFields = z.object({
   identityIds: z.array(z.uuid()).min(1).max(20).describe('1–20 identity ids of workspace members to add as viewers (they can then see and follow the ticket)'),
 });
+export const addViewersInput = addViewersFields.extend({ ref: ticketRef });
 
 /**
  * POST /tickets/{ref}/viewers. Needs `permissions.addViewers`. All or nothing: an id that is not
@@ -16,9 +20,9 @@ export const addViewersInput = z.object({
  * not belong to is 403 `share_forbidden` (see audience.ts `ticketClients`), and then nobody is
  * added. Answers the ids actually granted; people who already were viewers are left out.
  */
-export async function addViewers(ctx: Ctx, ref: string, input: unknown): Promise<{ added: string[] }> {
+export async function addViewers(ctx: Ctx, raw: unknown): Promise<{ added: string[] }> {
   authorize(ctx, 'viewers.add');
-  const { identityIds } = addViewersInput.parse(input);
+  const { ref, identityIds } = parseInput(addViewersInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const t = await loadTicket(ctx, ref);

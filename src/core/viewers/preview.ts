@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { forbidden } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { ticketRef } from '../tickets/schemas.ts';
+import { parseInput } from '../validation.ts';
 import { classifyMentions, personSeesTicket, type ClientPerson, type MentionOutcome } from './audience.ts';
 
 export const audiences = ['internal', 'client'] as const;
 
-export const visibilityPreviewInput = z.object({
+/** POST /tickets/{ref}/visibility's body. */
+export const visibilityPreviewFields = z.object({
   audience: z.enum(audiences).describe('"internal": workspace users only; "client": everyone who can see the ticket, client people included'),
   mentions: z.array(z.uuid()).max(20).default([]).describe('Up to 20 identity ids the comment would mention'),
 });
+export const visibilityPreviewInput = visibilityPreviewFields.extend({ ref: ticketRef });
 
 export interface VisibilityPreview extends MentionOutcome {
   audience: 'internal' | 'client';
@@ -23,16 +26,15 @@ export interface VisibilityPreview extends MentionOutcome {
 /**
  * POST /tickets/{ref}/visibility: who would read a comment at `audience` mentioning `mentions`,
  * before it is posted. Same rules as posting (comments/create.ts), so the preview and the post
- * cannot disagree. An audience the caller may not write is 403 `audience_forbidden`.
+ * cannot disagree. An audience the caller may not write is 403 `audience_forbidden` (the action's
+ * rule, the one of posting).
  */
-export async function previewVisibility(ctx: Ctx, ref: string, input: unknown): Promise<VisibilityPreview> {
+export async function previewVisibility(ctx: Ctx, raw: unknown): Promise<VisibilityPreview> {
   authorize(ctx, 'viewers.preview');
-  const { audience, mentions } = visibilityPreviewInput.parse(input);
+  const { ref, audience, mentions } = parseInput(visibilityPreviewInput, raw);
   const { sql } = ctx;
   const t = await loadTicket(ctx, ref);
-  if (!authorize(ctx, 'viewers.preview', t).comment.includes(audience)) {
-    throw forbidden('audience_forbidden', { field: 'audience', audience }, `You may not write ${audience} comments on this ticket.`);
-  }
+  authorize(ctx, 'viewers.preview', t, { audience });
   const outcome = await classifyMentions(sql, t, audience, mentions);
   const [row] = await sql<{ workspaceUsers: number; clientPeople: ClientPerson[] }[]>`
     select count(*) filter (where m.client_id is null)::integer as "workspaceUsers",

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createBank, createBankInput, depositInput, depositToBank, listBanks, listClientBanks } from '../../core/banks/manage.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
+import { bankBalanceSchema, bankListSchema, depositResultSchema } from '../../core/banks/schema.ts';
 
 /** Time banks (issue 11): Owner/Admin from a browser session; token holders read balances over MCP. */
 export const banksRoutes = [
@@ -10,7 +11,7 @@ export const banksRoutes = [
     path: '/billing/banks',
     action: 'banks.list',
     input: {},
-    output: null,
+    output: bankListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listBanks(coreCtx(deps, ctx));
     },
@@ -20,7 +21,7 @@ export const banksRoutes = [
     path: '/billing/banks',
     action: 'banks.create',
     input: { body: createBankInput },
-    output: null,
+    output: { 201: bankBalanceSchema },
     handler: async ({ ctx, deps }) => {
       ctx.body = await createBank(coreCtx(deps, ctx), ctx.request.body);
       ctx.status = 201;
@@ -31,7 +32,7 @@ export const banksRoutes = [
     path: '/billing/banks/:id/deposits',
     action: 'banks.deposit',
     input: { params: z.object({ id: idParam() }), body: depositInput },
-    output: null,
+    output: { 201: depositResultSchema },
     handler: async ({ ctx, deps, params }) => {
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       ctx.body = await depositToBank(coreCtx(deps, ctx), { ...body, bankId: params.id });
@@ -43,7 +44,7 @@ export const banksRoutes = [
     path: '/clients/:id/banks',
     action: 'banks.list',
     input: { params: z.object({ id: idParam() }) },
-    output: null,
+    output: bankListSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await listClientBanks(coreCtx(deps, ctx), { clientId: params.id });
     },

@@ -4,6 +4,7 @@ import { startRun, startRunInput } from '../../core/billing/start.ts';
 import { voidRun, voidRunInput } from '../../core/billing/void.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
+import { billingRunListSchema, billingRunSchema, runEntryPageSchema, runPreviewSchema } from '../../core/billing/run-schema.ts';
 
 const runParams = z.object({ id: idParam() });
 
@@ -14,7 +15,7 @@ export const billingRoutes = [
     path: '/billing/runs',
     action: 'billing.runs.create',
     input: { body: startRunInput },
-    output: null,
+    output: { 200: runPreviewSchema, 201: billingRunSchema },
     handler: async ({ ctx, deps }) => {
       const result = await startRun(coreCtx(deps, ctx), ctx.request.body);
       ctx.status = result.dryRun ? 200 : 201;
@@ -26,7 +27,7 @@ export const billingRoutes = [
     path: '/billing/runs',
     action: 'billing.runs.list',
     input: { query: listRunsInput },
-    output: null,
+    output: billingRunListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listRuns(coreCtx(deps, ctx), ctx.query);
     },
@@ -36,7 +37,7 @@ export const billingRoutes = [
     path: '/billing/runs/:id',
     action: 'billing.runs.read',
     input: { params: runParams },
-    output: null,
+    output: billingRunSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await getRun(coreCtx(deps, ctx), { runId: params.id });
     },
@@ -46,7 +47,7 @@ export const billingRoutes = [
     path: '/billing/runs/:id/entries',
     action: 'billing.runs.read',
     input: { params: runParams, query: listRunEntriesInput.omit({ runId: true }) },
-    output: null,
+    output: runEntryPageSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await listRunEntries(coreCtx(deps, ctx), { ...ctx.query, runId: params.id });
     },
@@ -56,7 +57,7 @@ export const billingRoutes = [
     path: '/billing/runs/:id/void',
     action: 'billing.runs.void',
     input: { params: runParams, body: voidRunInput.omit({ runId: true }) },
-    output: null,
+    output: billingRunSchema,
     handler: async ({ ctx, deps, params }) => {
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       ctx.body = await voidRun(coreCtx(deps, ctx), { ...body, runId: params.id });

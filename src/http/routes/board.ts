@@ -4,6 +4,8 @@ import { boardColumnQuerySchema, getBoardColumn } from '../../core/board/column.
 import { getMyWork } from '../../core/board/my.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
+import { boardSchema, myWorkSchema } from '../../core/board/schema.ts';
+import { ticketListSchema } from '../../core/tickets/summary-schema.ts';
 
 /** Routes for the board and "my work" (issue 4). */
 export const boardRoutes = [
@@ -12,7 +14,7 @@ export const boardRoutes = [
     path: '/board',
     action: 'board.read',
     input: { query: boardQuerySchema },
-    output: null,
+    output: boardSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await getBoard(coreCtx(deps, ctx), ctx.query);
     },
@@ -23,7 +25,7 @@ export const boardRoutes = [
     action: 'board.read',
     // the core checks the caller before it parses the state id (400 bad_uuid after 401/403)
     input: { params: z.object({ stateId: z.string().describe('A workflow state id (UUID), parsed by the core.') }), query: boardColumnQuerySchema },
-    output: null,
+    output: ticketListSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await getBoardColumn(coreCtx(deps, ctx), params.stateId, ctx.query);
     },
@@ -33,7 +35,7 @@ export const boardRoutes = [
     path: '/my',
     action: 'mywork.read',
     input: {},
-    output: null,
+    output: myWorkSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await getMyWork(coreCtx(deps, ctx));
     },

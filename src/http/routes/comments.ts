@@ -5,13 +5,15 @@ import { z } from 'zod';
 import { authorize } from '../../core/access/authorize.ts';
 import { downloadAttachment } from '../../core/attachments/download.ts';
 import { MAX_ATTACHMENT_BYTES, uploadAttachment, uploadAttachmentFields, type UploadedFile } from '../../core/attachments/upload.ts';
-import { deleteComment, editComment, editCommentInput } from '../../core/comments/change.ts';
-import { createComment, createCommentInput } from '../../core/comments/create.ts';
+import { deleteComment, editComment, editCommentFields } from '../../core/comments/change.ts';
+import { createComment, createCommentFields } from '../../core/comments/create.ts';
 import { listComments, listCommentsQuery } from '../../core/comments/list.ts';
 import { AppError, invalid } from '../../core/errors.ts';
 import { coreCtx, type AppContext, type AppDeps } from '../context.ts';
 import { cleanInput } from '../middleware/input.ts';
-import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
+import { commentSchema } from '../../core/tickets/page-schema.ts';
+import { okSchema } from '../../core/response-schema.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -99,17 +101,17 @@ export const commentsRoutes = [
     input: { params: byRef, query: listCommentsQuery },
     output: null,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await listComments(coreCtx(deps, ctx), params.ref, ctx.query);
+      ctx.body = await listComments(coreCtx(deps, ctx), opInput(ctx.query, params));
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/tickets/:ref/comments',
     action: 'comments.create',
-    input: { params: byRef, body: createCommentInput },
-    output: null,
+    input: { params: byRef, body: createCommentFields },
+    output: { 201: commentSchema },
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await createComment(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await createComment(coreCtx(deps, ctx), opInput(ctx.request.body, params));
       ctx.status = 201;
     },
   }),
@@ -117,10 +119,10 @@ export const commentsRoutes = [
     method: 'PATCH',
     path: '/tickets/:ref/comments/:id',
     action: 'comments.edit',
-    input: { params: byComment, body: editCommentInput },
-    output: null,
+    input: { params: byComment, body: editCommentFields },
+    output: commentSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await editComment(coreCtx(deps, ctx), params.ref, params.id, ctx.request.body);
+      ctx.body = await editComment(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, commentId: params.id }));
     },
   }),
   defineRoute({
@@ -128,9 +130,9 @@ export const commentsRoutes = [
     path: '/tickets/:ref/comments/:id',
     action: 'comments.delete',
     input: { params: byComment },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await deleteComment(coreCtx(deps, ctx), params.ref, params.id);
+      ctx.body = await deleteComment(coreCtx(deps, ctx), { ref: params.ref, commentId: params.id });
     },
   }),
   defineRoute({
@@ -142,7 +144,7 @@ export const commentsRoutes = [
     output: null,
     before: (deps) => [mayUpload(deps), requireMultipart, multipart, cleanInput] as Middleware[],
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await uploadAttachment(coreCtx(deps, ctx), params.ref, uploadedFile(ctx), ctx.request.body ?? {});
+      ctx.body = await uploadAttachment(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, file: uploadedFile(ctx) }));
       ctx.status = 201;
     },
   }),

@@ -5,6 +5,8 @@ import { listDocumentGrants, setDocumentGrant, setDocumentGrantInput } from '../
 import { listDocuments, listDocumentsInput } from '../../core/documents/list.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
+import { documentGrantsSchema, documentListSchema } from '../../core/documents/list-schema.ts';
+import { okSchema } from '../../core/response-schema.ts';
 
 /**
  * The contract's download headers: the type by format, html shown inline (a timesheet to read
@@ -30,7 +32,7 @@ export const documentsRoutes = [
     path: '/documents',
     action: 'documents.list',
     input: { query: listDocumentsInput },
-    output: null,
+    output: documentListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listDocuments(coreCtx(deps, ctx), ctx.query);
     },
@@ -40,7 +42,7 @@ export const documentsRoutes = [
     path: '/documents/:id/download',
     action: 'documents.download',
     input: { params: z.object({ id: idParam() }) },
-    output: null,
+    output: { 200: { file: ['text/html', 'application/pdf', 'text/csv'] } },
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadDocument(coreCtx(deps, ctx), { documentId: params.id });
       ctx.set(downloadHeaders(file));
@@ -52,7 +54,7 @@ export const documentsRoutes = [
     path: '/clients/:id/document-grants',
     action: 'documents.grants.list',
     input: { params: clientParams },
-    output: null,
+    output: documentGrantsSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await listDocumentGrants(coreCtx(deps, ctx), { clientId: params.id });
     },
@@ -62,7 +64,7 @@ export const documentsRoutes = [
     path: '/clients/:id/document-grants',
     action: 'documents.grants.set',
     input: { params: clientParams, body: setDocumentGrantInput },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       ctx.body = await setDocumentGrant(coreCtx(deps, ctx), { ...body, clientId: params.id });

@@ -7,15 +7,18 @@ import { commentsRoutes } from './comments.ts';
 import { deliveriesRoutes } from './deliveries.ts';
 import { documentsRoutes } from './documents.ts';
 import { healthRoutes } from './health.ts';
+import { mailboxRoutes } from './mailbox.ts';
+import { openApiRoutes } from './openapi.ts';
 import { sessionRoutes } from './session.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
 import { ticketsReadRoutes } from './tickets-read.ts';
 import { ticketsWriteRoutes } from './tickets-write.ts';
 import { timeRoutes } from './time.ts';
 import { workspaceRoutes } from './workspace.ts';
+import { wellKnownRoutes } from './well-known.ts';
 
-/** Routes outside a workspace, each group on its own router: health, then the browser session. */
-export const rootGroups: RouteGroup[] = [{ routes: healthRoutes }, { prefix: '/api/auth', routes: sessionRoutes }];
+/** Routes outside a workspace, each group on its own router: health, the browser session, the OpenAPI document. */
+export const rootGroups: RouteGroup[] = [{ routes: healthRoutes }, { prefix: '/api/auth', routes: sessionRoutes }, { routes: openApiRoutes }, { routes: wellKnownRoutes }];
 
 export const WORKSPACE_PREFIX = '/api/w/:slug';
 
@@ -33,6 +36,7 @@ export const workspaceGroups: RouteGroup[] = [
   deliveriesRoutes,
   billingRoutes,
   banksRoutes,
+  mailboxRoutes,
 ].map((routes) => ({ routes }));
 
 /** One REST route with its full router path (`/api/w/:slug/tickets/:ref`). */

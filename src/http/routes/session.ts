@@ -1,18 +1,18 @@
-import { currentSession, login, loginInput, logout, reauthenticate, reauthInput } from '../../core/auth/sessions.ts';
+import { currentSession, login, loginInput, logout, reauthenticate, reauthInput, type SessionCtx } from '../../core/auth/sessions.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { cookieSession, SESSION_COOKIE } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
 import { clockOf } from '../../core/services.ts';
 
-const now = (deps: AppDeps) => clockOf(deps)();
 const secure = (deps: AppDeps, ctx: AppContext) => (deps.config.COOKIE_SECURE === 'auto' ? ctx.secure : deps.config.COOKIE_SECURE === 'true');
 const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
 
-async function requireSession(deps: AppDeps, ctx: AppContext) {
-  const s = await cookieSession(deps, ctx);
-  if (!s) throw unauthenticated('Log in first.');
-  return s;
+/** The context of an operation on the caller's own session: the cookie's session (401 without one). */
+async function sessionCtx(deps: AppDeps, ctx: AppContext): Promise<SessionCtx> {
+  const session = await cookieSession(deps, ctx);
+  if (!session) throw unauthenticated('Log in first.');
+  return { sql: deps.sql, now: clockOf(deps), session, guard: guardOf(deps, ctx) };
 }
 
 /** Browser sessions (under /api/auth): login sets an HttpOnly cookie; reauth opens the ten-minute window; logout clears it. */
@@ -25,7 +25,7 @@ export const sessionRoutes = [
     output: null,
     handler: async ({ ctx, deps }) => {
       const { secret, expiresAt, info } = await login(
-        { sql: deps.sql, now: () => now(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) },
+        { sql: deps.sql, now: clockOf(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) },
         ctx.request.body,
       );
       ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: expiresAt, path: '/' });
@@ -39,7 +39,7 @@ export const sessionRoutes = [
     input: { body: reauthInput },
     output: null,
     handler: async ({ ctx, deps }) => {
-      ctx.body = await reauthenticate(deps.sql, await requireSession(deps, ctx), ctx.request.body, now(deps), guardOf(deps, ctx));
+      ctx.body = await reauthenticate(await sessionCtx(deps, ctx), ctx.request.body);
     },
   }),
   defineRoute({
@@ -49,8 +49,8 @@ export const sessionRoutes = [
     input: {},
     output: null,
     handler: async ({ ctx, deps }) => {
-      const s = await cookieSession(deps, ctx);
-      if (s) await logout(deps.sql, s);
+      const session = await cookieSession(deps, ctx);
+      if (session) await logout({ sql: deps.sql, now: clockOf(deps), session });
       ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: new Date(0), path: '/' });
       ctx.body = { ok: true };
     },
@@ -62,7 +62,7 @@ export const sessionRoutes = [
     input: {},
     output: null,
     handler: async ({ ctx, deps }) => {
-      ctx.body = await currentSession(deps.sql, await requireSession(deps, ctx));
+      ctx.body = await currentSession(await sessionCtx(deps, ctx));
     },
   }),
 ];

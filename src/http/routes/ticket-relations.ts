@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { addCodehostInput, addCodehostLink } from '../../core/codehost/add.ts';
+import { addCodehostFields, addCodehostLink } from '../../core/codehost/add.ts';
 import { listCodehostLinks } from '../../core/codehost/list.ts';
 import { removeCodehostLink } from '../../core/codehost/remove.ts';
-import { addLink, addLinkInput } from '../../core/links/add.ts';
+import { addLink, addLinkFields } from '../../core/links/add.ts';
 import { removeLink } from '../../core/links/remove.ts';
-import { setParent, setParentInput } from '../../core/tickets/parent.ts';
-import { addViewers, addViewersInput } from '../../core/viewers/add.ts';
-import { previewVisibility, visibilityPreviewInput } from '../../core/viewers/preview.ts';
+import { setParent, setParentFields } from '../../core/tickets/parent.ts';
+import { addViewers, addViewersFields } from '../../core/viewers/add.ts';
+import { previewVisibility, visibilityPreviewFields } from '../../core/viewers/preview.ts';
 import { removeViewer } from '../../core/viewers/remove.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
+import { okSchema } from '../../core/response-schema.ts';
+import { codehostLinkSchema } from '../../core/tickets/page-schema.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
 const byLink = z.object({ ref: ticketRefParam, linkId: idParam('linkId') });
@@ -20,20 +22,20 @@ export const ticketRelationsRoutes = [
     method: 'PUT',
     path: '/tickets/:ref/parent',
     action: 'tickets.parent',
-    input: { params: byRef, body: setParentInput },
-    output: null,
+    input: { params: byRef, body: setParentFields },
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await setParent(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await setParent(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/tickets/:ref/links',
     action: 'links.add',
-    input: { params: byRef, body: addLinkInput },
+    input: { params: byRef, body: addLinkFields },
     output: null,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await addLink(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await addLink(coreCtx(deps, ctx), opInput(ctx.request.body, params));
       ctx.status = 201;
     },
   }),
@@ -42,19 +44,19 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/links/:linkId',
     action: 'links.remove',
     input: { params: byLink },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await removeLink(coreCtx(deps, ctx), params.ref, params.linkId);
+      ctx.body = await removeLink(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/tickets/:ref/codehost',
     action: 'codehost.add',
-    input: { params: byRef, body: addCodehostInput },
-    output: null,
+    input: { params: byRef, body: addCodehostFields },
+    output: { 201: codehostLinkSchema },
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await addCodehostLink(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await addCodehostLink(coreCtx(deps, ctx), opInput(ctx.request.body, params));
       ctx.status = 201;
     },
   }),
@@ -63,9 +65,9 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/codehost/:linkId',
     action: 'codehost.remove',
     input: { params: byLink },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await removeCodehostLink(coreCtx(deps, ctx), params.ref, params.linkId);
+      ctx.body = await removeCodehostLink(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
@@ -82,10 +84,10 @@ export const ticketRelationsRoutes = [
     method: 'POST',
     path: '/tickets/:ref/viewers',
     action: 'viewers.add',
-    input: { params: byRef, body: addViewersInput },
+    input: { params: byRef, body: addViewersFields },
     output: null,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await addViewers(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await addViewers(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
@@ -93,19 +95,19 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/viewers/:identityId',
     action: 'viewers.remove',
     input: { params: z.object({ ref: ticketRefParam, identityId: idParam('identityId') }) },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await removeViewer(coreCtx(deps, ctx), params.ref, params.identityId);
+      ctx.body = await removeViewer(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/tickets/:ref/visibility',
     action: 'viewers.preview',
-    input: { params: byRef, body: visibilityPreviewInput },
+    input: { params: byRef, body: visibilityPreviewFields },
     output: null,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await previewVisibility(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await previewVisibility(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
 ];

@@ -3,6 +3,8 @@ import { readTicketPage } from '../../core/tickets/get.ts';
 import { listTickets, listTicketsSchema } from '../../core/tickets/list.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, ticketRefParam } from '../route-table.ts';
+import { ticketListSchema } from '../../core/tickets/summary-schema.ts';
+import { ticketPageSchema } from '../../core/tickets/page-schema.ts';
 
 /** Routes for GET /tickets and GET /tickets/:ref (issue 3). */
 export const ticketsReadRoutes = [
@@ -11,7 +13,7 @@ export const ticketsReadRoutes = [
     path: '/tickets',
     action: 'tickets.list',
     input: { query: listTicketsSchema },
-    output: null,
+    output: ticketListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listTickets(coreCtx(deps, ctx), ctx.query);
     },
@@ -21,9 +23,9 @@ export const ticketsReadRoutes = [
     path: '/tickets/:ref',
     action: 'tickets.read',
     input: { params: z.object({ ref: ticketRefParam }) },
-    output: null,
+    output: { 200: ticketPageSchema, 304: null },
     handler: async ({ ctx, deps, params }) => {
-      const res = await readTicketPage(coreCtx(deps, ctx), params.ref, ctx.get('if-none-match'));
+      const res = await readTicketPage(coreCtx(deps, ctx), { ref: params.ref, ifNoneMatch: ctx.get('if-none-match') || null });
       ctx.set('ETag', res.etag);
       if (res.status === 304) {
         ctx.status = 304;

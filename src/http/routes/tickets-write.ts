@@ -5,10 +5,13 @@ import { deleteTicket } from '../../core/tickets/delete.ts';
 import { ticketEtag } from '../../core/tickets/etag.ts';
 import { moveTicket } from '../../core/tickets/move.ts';
 import { redactTicket } from '../../core/tickets/redact.ts';
-import { archiveTicketInput, createTicketInput, moveTicketInput, redactTicketInput, updateTicketInput } from '../../core/tickets/schemas.ts';
+import { archiveTicketFields, createTicketInput, moveTicketFields, redactTicketFields, updateTicketFields } from '../../core/tickets/schemas.ts';
 import { updateTicket } from '../../core/tickets/update.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, ticketRefParam, idParam } from '../route-table.ts';
+import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
+import { ticketSummarySchema } from '../../core/tickets/summary-schema.ts';
+import { ticketPageSchema } from '../../core/tickets/page-schema.ts';
+import { okSchema } from '../../core/response-schema.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
 
@@ -19,7 +22,7 @@ export const ticketsWriteRoutes = [
     path: '/tickets',
     action: 'tickets.create',
     input: { body: createTicketInput },
-    output: null,
+    output: { 201: ticketSummarySchema },
     handler: async ({ ctx, deps }) => {
       ctx.status = 201;
       ctx.body = await createTicket(coreCtx(deps, ctx), ctx.request.body);
@@ -29,10 +32,10 @@ export const ticketsWriteRoutes = [
     method: 'PATCH',
     path: '/tickets/:ref',
     action: 'tickets.update',
-    input: { params: byRef, body: updateTicketInput },
-    output: null,
+    input: { params: byRef, body: updateTicketFields },
+    output: ticketPageSchema,
     handler: async ({ ctx, deps, params }) => {
-      const page = await updateTicket(coreCtx(deps, ctx), params.ref, ctx.request.body, { ifMatch: ctx.get('if-match') || null });
+      const page = await updateTicket(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, ifMatch: ctx.get('if-match') || null }));
       ctx.set('ETag', ticketEtag(page));
       ctx.body = page;
     },
@@ -41,10 +44,10 @@ export const ticketsWriteRoutes = [
     method: 'POST',
     path: '/tickets/:ref/move',
     action: 'tickets.move',
-    input: { params: byRef, body: moveTicketInput },
-    output: null,
+    input: { params: byRef, body: moveTicketFields },
+    output: ticketPageSchema,
     handler: async ({ ctx, deps, params }) => {
-      const page = await moveTicket(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      const page = await moveTicket(coreCtx(deps, ctx), opInput(ctx.request.body, params));
       ctx.set('ETag', ticketEtag(page));
       ctx.body = page;
     },
@@ -53,10 +56,10 @@ export const ticketsWriteRoutes = [
     method: 'POST',
     path: '/tickets/:ref/archive',
     action: 'tickets.archive',
-    input: { params: byRef, body: archiveTicketInput },
-    output: null,
+    input: { params: byRef, body: archiveTicketFields },
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await archiveTicket(coreCtx(deps, ctx), params.ref, ctx.request.body);
+      ctx.body = await archiveTicket(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
@@ -64,9 +67,9 @@ export const ticketsWriteRoutes = [
     path: '/tickets/:ref',
     action: 'tickets.delete',
     input: { params: byRef },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await deleteTicket(coreCtx(deps, ctx), params.ref);
+      ctx.body = await deleteTicket(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
@@ -74,10 +77,10 @@ export const ticketsWriteRoutes = [
     path: '/tickets/:id/redact',
     action: 'tickets.redact',
     // redaction names the ticket by UUID only, never by a human id that could be reused
-    input: { params: z.object({ id: idParam('id') }), body: redactTicketInput },
+    input: { params: z.object({ id: idParam('id') }), body: redactTicketFields },
     output: null,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await redactTicket(coreCtx(deps, ctx), params.id, ctx.request.body);
+      ctx.body = await redactTicket(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
 ];

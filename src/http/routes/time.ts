@@ -10,6 +10,9 @@ import { memberSettingsInput, updateMemberSettings } from '../../core/time/membe
 import { reattributeTicketTime } from '../../core/time/reattribute.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
+import { reattributedSchema, weekSchema } from '../../core/time/schema.ts';
+import { idSchema, okSchema } from '../../core/response-schema.ts';
+import { periodListSchema, periodSchema } from '../../core/periods/schema.ts';
 
 const byId = z.object({ id: idParam() });
 
@@ -20,7 +23,7 @@ export const timeRoutes = [
     path: '/time',
     action: 'time.list',
     input: { query: listTimeInput },
-    output: null,
+    output: weekSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
     },
@@ -30,7 +33,7 @@ export const timeRoutes = [
     path: '/time',
     action: 'time.log',
     input: { body: logTimeInput },
-    output: null,
+    output: { 201: idSchema },
     handler: async ({ ctx, deps }) => {
       ctx.status = 201;
       ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
@@ -41,7 +44,7 @@ export const timeRoutes = [
     path: '/time/:id',
     action: 'time.edit',
     input: { params: byId, body: editTimeInput },
-    output: null,
+    output: idSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await editTime(coreCtx(deps, ctx), params.id, ctx.request.body);
     },
@@ -51,7 +54,7 @@ export const timeRoutes = [
     path: '/time/:id',
     action: 'time.delete',
     input: { params: byId },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await deleteTime(coreCtx(deps, ctx), params.id);
     },
@@ -61,7 +64,7 @@ export const timeRoutes = [
     path: '/time/:id/corrections',
     action: 'time.correct',
     input: { params: byId, body: correctTimeInput },
-    output: null,
+    output: { 201: idSchema },
     handler: async ({ ctx, deps, params }) => {
       ctx.status = 201;
       ctx.body = await correctTime(coreCtx(deps, ctx), params.id, ctx.request.body);
@@ -72,7 +75,7 @@ export const timeRoutes = [
     path: '/time/tickets/:id/reattribute',
     action: 'time.reattribute',
     input: { params: byId },
-    output: null,
+    output: reattributedSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), params.id);
     },
@@ -82,7 +85,7 @@ export const timeRoutes = [
     path: '/periods',
     action: 'periods.list',
     input: {},
-    output: null,
+    output: periodListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listPeriods(coreCtx(deps, ctx));
     },
@@ -92,7 +95,7 @@ export const timeRoutes = [
     path: '/periods',
     action: 'periods.open',
     input: { body: openPeriodInput },
-    output: null,
+    output: { 201: periodSchema },
     handler: async ({ ctx, deps }) => {
       ctx.status = 201;
       ctx.body = await openPeriod(coreCtx(deps, ctx), ctx.request.body);
@@ -103,7 +106,7 @@ export const timeRoutes = [
     path: '/periods/:id/close',
     action: 'periods.close',
     input: { params: byId },
-    output: null,
+    output: periodSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await closePeriod(coreCtx(deps, ctx), params.id);
     },
@@ -113,7 +116,7 @@ export const timeRoutes = [
     path: '/periods/:id/reopen',
     action: 'periods.reopen',
     input: { params: byId },
-    output: null,
+    output: periodSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await reopenPeriod(coreCtx(deps, ctx), params.id);
     },

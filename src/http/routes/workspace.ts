@@ -4,6 +4,7 @@ import { getWorkflow } from '../../core/workflow/get.ts';
 import { coreCtx } from '../context.ts';
 import { cachedJson } from '../json.ts';
 import { defineRoute, idParam } from '../route-table.ts';
+import { workflowSchema } from '../../core/workflow/schema.ts';
 
 /** Workspace-level routes: workflow (token read) and token management (session only). */
 export const workspaceRoutes = [
@@ -12,7 +13,7 @@ export const workspaceRoutes = [
     path: '/workflow',
     action: 'workflow.read',
     input: {},
-    output: null,
+    output: workflowSchema,
     handler: async ({ ctx, deps }) => {
       ctx.type = 'application/json';
       ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));

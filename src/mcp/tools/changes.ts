@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { changesQuery, listChanges } from '../../core/changes/feed.ts';
+import { lines } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
 export const listChangesTool = defineTool({
@@ -17,4 +18,8 @@ export const listChangesTool = defineTool({
     pollAfterSeconds: z.number().int(),
   }),
   run: (ctx, args) => listChanges(ctx, args),
+  text: (c) =>
+    [lines(c.changes, (x) => `${x.seq} ${x.humanId} ${x.kind} ${x.at}`, 'No changes.'), `nextAfter=${c.nextAfter} pollAfterSeconds=${c.pollAfterSeconds}`].join(
+      '\n',
+    ),
 });

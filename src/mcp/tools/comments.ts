@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { deleteComment, editComment } from '../../core/comments/change.ts';
-import { commentBody, createComment, MAX_MENTIONS } from '../../core/comments/create.ts';
+import { commentBody, createComment, mentionNames } from '../../core/comments/create.ts';
 import { COMMENT_PAGE_MAX, listComments } from '../../core/comments/list.ts';
 import type { Comment } from '../../core/comments/present.ts';
-import { resolvePersonIds } from '../../core/resolve/people.ts';
-import type { Ctx } from '../../core/ctx.ts';
 import { cursorArg, DEFAULT_PAGE, defined, limitArg, ticketArg } from '../args.ts';
-import { ok } from '../shapes.ts';
+import { lines, ok } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
 const FIELDS = { ref: 'ticket', commentId: 'comment' };
@@ -21,6 +19,10 @@ const comment = z.object({
   edited: z.boolean(),
 });
 
+/** A comment in a line or two: who, audience, when, the body cut short. */
+const commentText = (c: z.output<typeof comment>) =>
+  `${c.author ?? 'Someone'} (${c.audience}, ${c.createdAt}${c.edited ? ', edited' : ''}) [${c.id}]: ${c.body.length > 200 ? `${c.body.slice(0, 199)}…` : c.body}`;
+
 const commentOf = (c: Comment): z.input<typeof comment> => ({
   id: c.id,
   author: c.author?.name ?? null,
@@ -32,9 +34,9 @@ const commentOf = (c: Comment): z.input<typeof comment> => ({
 });
 
 const audienceArg = z.enum(['internal', 'client']).describe('internal: staff only; client: also client people.');
-const mentionsArg = z.array(z.string()).max(MAX_MENTIONS).describe('People to mention; client people mentioned in a client comment become viewers.');
-
-const mentionIds = (ctx: Ctx, mentions: string[] | undefined) => (mentions ? resolvePersonIds(ctx, mentions, 'mentions') : undefined);
+const mentionsArg = mentionNames.describe('People to mention; client people mentioned in a client comment become viewers.');
+/** Mentions are names; the core resolves them after its own checks (the ticket, the comment, the audience). */
+const byName = { mentionsBy: 'name' } as const;
 
 export const addCommentTool = defineTool({
   name: 'add_comment',
@@ -51,8 +53,8 @@ export const addCommentTool = defineTool({
     }),
   output: comment,
   fields: FIELDS,
-  run: async (ctx, a) =>
-    commentOf(await createComment(ctx, a.ticket, defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }))),
+  text: (c) => `Added: ${commentText(c)}`,
+  run: async (ctx, a) => commentOf(await createComment(ctx, defined({ ref: a.ticket, body: a.body, audience: a.audience, mentions: a.mentions }), byName)),
 });
 
 export const listCommentsTool = defineTool({
@@ -66,9 +68,10 @@ export const listCommentsTool = defineTool({
   output: z.object({ items: z.array(comment), nextCursor: z.string().nullable() }),
   fields: FIELDS,
   run: async (ctx, a) => {
-    const page = await listComments(ctx, a.ticket, defined({ cursor: a.cursor, limit: a.limit }));
+    const page = await listComments(ctx, defined({ ref: a.ticket, cursor: a.cursor, limit: a.limit }));
     return { items: page.items.map(commentOf), nextCursor: page.nextCursor };
   },
+  text: (p) => [lines(p.items, commentText, 'No comments.'), ...(p.nextCursor ? [`More: cursor=${p.nextCursor}`] : [])].join('\n'),
 });
 
 export const editCommentTool = defineTool({
@@ -88,8 +91,9 @@ export const editCommentTool = defineTool({
     }),
   output: comment,
   fields: FIELDS,
+  text: (c) => `Edited: ${commentText(c)}`,
   run: async (ctx, a) =>
-    commentOf(await editComment(ctx, a.ticket, a.comment, defined({ body: a.body, audience: a.audience, mentions: await mentionIds(ctx, a.mentions) }))),
+    commentOf(await editComment(ctx, defined({ ref: a.ticket, commentId: a.comment, body: a.body, audience: a.audience, mentions: a.mentions }), byName)),
 });
 
 export const deleteCommentTool = defineTool({
@@ -103,5 +107,5 @@ export const deleteCommentTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), comment: z.string().describe('Comment id.') }),
   output: ok,
   fields: FIELDS,
-  run: (ctx, a) => deleteComment(ctx, a.ticket, a.comment),
+  run: (ctx, a) => deleteComment(ctx, { ref: a.ticket, commentId: a.comment }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contextPackInput, DUE_SOON_DAYS, getContextPack, STALE_DAYS } from '../../core/context/pack.ts';
-import { resolveProjectId } from '../../core/resolve/projects.ts';
+import { resolveProjectRef } from '../../core/resolve/project-names.ts';
 import { defined, projectArg } from '../args.ts';
 import { compact, compactTicket, ticketLine } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
@@ -30,7 +30,7 @@ export const getContextPackTool = defineTool({
   }),
   fields: { projectId: 'project' },
   run: async (ctx, a) => {
-    const projectId = a.project === undefined ? undefined : await resolveProjectId(ctx, a.project, 'project');
+    const projectId = a.project === undefined ? undefined : await resolveProjectRef(ctx, a.project, 'project');
     const pack = await getContextPack(ctx, defined({ scope: a.scope, projectId, limit: a.limit }));
     const lists = Object.fromEntries(LISTS.map((k) => [k, { items: pack[k].items.map(compact), omitted: pack[k].omitted }]));
     return {

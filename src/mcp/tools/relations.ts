@@ -21,7 +21,7 @@ export const linkTicketsTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), target: ticketArg('The other ticket'), kind: kindArg }),
   output: z.object({ id: z.string().nullable() }),
   fields: { ref: 'ticket', targetId: 'target' },
-  run: async (ctx, a) => addLink(ctx, a.ticket, { targetId: await resolveTicketUuid(ctx, a.target, 'target'), kind: a.kind }),
+  run: async (ctx, a) => addLink(ctx, { ref: a.ticket, targetId: await resolveTicketUuid(ctx, a.target, 'target'), kind: a.kind }),
 });
 
 export const unlinkTicketsTool = defineTool({
@@ -41,7 +41,8 @@ export const unlinkTicketsTool = defineTool({
     }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: async (ctx, a) => removeLink(ctx, a.ticket, await resolveLinkToRemove(ctx, a.ticket, defined({ linkId: a.linkId, target: a.target, kind: a.kind }))),
+  run: async (ctx, a) =>
+    removeLink(ctx, { ref: a.ticket, linkId: await resolveLinkToRemove(ctx, a.ticket, defined({ linkId: a.linkId, target: a.target, kind: a.kind })) }),
 });
 
 export const setParentTool = defineTool({
@@ -54,7 +55,7 @@ export const setParentTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), parent: ticketArg('Parent ticket').nullable() }),
   output: ok,
   fields: { ref: 'ticket', parentId: 'parent' },
-  run: async (ctx, a) => setParent(ctx, a.ticket, { parentId: a.parent === null ? null : await resolveTicketUuid(ctx, a.parent, 'parent') }),
+  run: async (ctx, a) => setParent(ctx, { ref: a.ticket, parentId: a.parent === null ? null : await resolveTicketUuid(ctx, a.parent, 'parent') }),
 });
 
 const codehostLink = z.object({
@@ -83,7 +84,7 @@ export const addCodehostLinkTool = defineTool({
     }),
   output: codehostLink,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => addCodehostLink(ctx, a.ticket, defined({ repo: a.repo, url: a.url, sha: a.sha, pr: a.pr })),
+  run: (ctx, a) => addCodehostLink(ctx, defined({ ref: a.ticket, repo: a.repo, url: a.url, sha: a.sha, pr: a.pr })),
 });
 
 export const removeCodehostLinkTool = defineTool({
@@ -97,5 +98,5 @@ export const removeCodehostLinkTool = defineTool({
   input: () => z.object({ ticket: ticketArg(), linkId: z.string().describe('Code-host link id.') }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => removeCodehostLink(ctx, a.ticket, a.linkId),
+  run: (ctx, a) => removeCodehostLink(ctx, { ref: a.ticket, linkId: a.linkId }),
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { getTicketPage, type TicketPage } from '../../core/tickets/get.ts';
+import type { Ctx } from '../../core/ctx.ts';
+import { getWorkflow } from '../../core/workflow/get.ts';
+import { readTicketPage, type TicketPage } from '../../core/tickets/get.ts';
 import type { CommentWindow } from '../../core/tickets/page-sql.ts';
 import { LIST_LIMIT_MAX, listTickets } from '../../core/tickets/list.ts';
 import { cursorArg, DEFAULT_PAGE, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
@@ -78,7 +80,7 @@ const ticketDetail = z.object({
   time: z.record(z.string(), z.number()).nullable(),
   codehost: z.array(z.object({ id: z.string(), repo: z.string(), sha: z.string().nullable(), pr: z.number().nullable(), url: z.string() })),
   attachments: z.array(z.object({ id: z.string(), filename: z.string(), size: z.number() })),
-  permissions: z.record(z.string(), z.unknown()),
+  permissions: z.record(z.string(), z.unknown()).describe('What you may do; moveState: the states you may set ({id, name}), customerResolveState likewise'),
   commentCount: z.number(),
   comments: z.array(z.object({ id: z.string(), author: z.string().nullable(), audience: z.string(), body: z.string(), createdAt: z.string() })),
   commentsOmitted: z.number(),
@@ -95,8 +97,17 @@ const refOf = (r: { id: string; humanId: string; title: string; state: { name: s
   state: r.state.name,
 });
 
+type StateNames = ReadonlyMap<string, string>;
+
+/** The page's permissions with states by id and name (`moveState`), so "I can move this to In review" needs no lookup. */
+function permissionsOf(page: TicketPage, names: StateNames): Record<string, unknown> {
+  const { moveState, customerResolveStateId, ...rest } = page.permissions;
+  const state = (id: string) => ({ id, name: names.get(id) ?? id });
+  return { ...rest, moveState: moveState.map(state), customerResolveState: customerResolveStateId ? state(customerResolveStateId) : null };
+}
+
 /** The TicketPage made compact: names instead of nested objects where lists repeat them, no HTML. */
-export function ticketDetailOf(page: TicketPage, include: readonly Include[]): z.input<typeof ticketDetail> {
+export function ticketDetailOf(page: TicketPage, include: readonly Include[], names: StateNames): z.input<typeof ticketDetail> {
   const l = page.links;
   return {
     id: page.id,
@@ -133,7 +144,7 @@ export function ticketDetailOf(page: TicketPage, include: readonly Include[]): z
     time: page.time ? { ...page.time } : null,
     codehost: page.codehost.map(({ id, repo, sha, pr, url }) => ({ id, repo, sha, pr, url })),
     attachments: page.attachments.map(({ id, filename, size }) => ({ id, filename, size })),
-    permissions: { ...page.permissions },
+    permissions: permissionsOf(page, names),
     commentCount: page.commentCount,
     comments: page.comments.map((c) => ({ id: c.id, author: c.author?.name ?? null, audience: c.audience, body: c.body, createdAt: c.createdAt })),
     commentsOmitted: page.commentsOmitted ?? 0,
@@ -158,5 +169,51 @@ export const getTicketTool = defineTool({
     }),
   output: ticketDetail,
   fields: { ref: 'ticket' },
-  run: async (ctx, a) => ticketDetailOf(await getTicketPage(ctx, a.ticket, { comments: a.include.includes('comments') ? null : LATEST_COMMENTS }), a.include),
+  run: (ctx, a) => readTicketDetail(ctx, a.ticket, a.include),
+  text: ticketText,
 });
+
+/**
+ * One ticket as get_ticket (and the `worktracker://tickets/{humanId}` resource) shows it: the page
+ * through the core's read (its visibility and errors), state names from the workflow (cached).
+ */
+export async function readTicketDetail(ctx: Ctx, ticket: string, include: readonly Include[] = []): Promise<z.input<typeof ticketDetail>> {
+  const [read, workflow] = await Promise.all([
+    readTicketPage(ctx, { ref: ticket, comments: include.includes('comments') ? null : LATEST_COMMENTS }),
+    getWorkflow(ctx),
+  ]);
+  // without ifNoneMatch the core always answers the page
+  if (read.status !== 200) throw new Error('a read without If-None-Match answered 304');
+  return ticketDetailOf(read.page, include, new Map(workflow.states.map((st) => [st.id, st.name])));
+}
+
+const refLine = (r: { humanId: string; title: string }) => `${r.humanId} ${r.title}`;
+
+/** get_ticket's text: the ticket in a few lines (the full page is the structuredContent). */
+function ticketText(t: z.output<typeof ticketDetail>): string {
+  const facts = [
+    t.project ? `project ${t.project}` : 'Inbox',
+    t.assignee ? `assignee ${t.assignee}` : 'unassigned',
+    t.reporter ? `reporter ${t.reporter}` : null,
+    t.dueDate ? `due ${t.dueDate}` : null,
+    t.billingClient ? `client ${t.billingClient}` : null,
+    t.labels.length ? `labels ${t.labels.join(', ')}` : null,
+  ].filter(Boolean);
+  const l = t.links;
+  const links = [
+    l.parent ? `parent ${refLine(l.parent)}` : null,
+    l.children.length ? `children ${l.children.map((c) => c.humanId).join(', ')}` : null,
+    l.blockedBy.length ? `blocked by ${l.blockedBy.map((c) => c.humanId).join(', ')}` : null,
+    l.blocks.length ? `blocks ${l.blocks.map((c) => c.humanId).join(', ')}` : null,
+  ].filter(Boolean);
+  const moves = (t.permissions.moveState as { name: string }[] | undefined) ?? [];
+  const description = t.description.trim();
+  return [
+    `${t.humanId} [${t.state}, ${t.priority}, ${t.kind}${t.archived ? ', archived' : ''}] ${t.title}`,
+    facts.join(' · '),
+    ...(description ? [description.length > 300 ? `${description.slice(0, 299)}…` : description] : []),
+    ...(links.length ? [`Links: ${links.join('; ')}`] : []),
+    `Comments: ${t.commentCount}${t.commentsOmitted ? ` (${t.comments.length} shown)` : ''}`,
+    moves.length ? `You can move it to: ${moves.map((m) => m.name).join(', ')}` : 'You cannot change its state.',
+  ].join('\n');
+}

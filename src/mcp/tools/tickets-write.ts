@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Ctx } from '../../core/ctx.ts';
 import { resolvePersonId } from '../../core/resolve/people.ts';
-import { resolveClientId, resolveProjectId } from '../../core/resolve/projects.ts';
+import { resolveProjectRef } from '../../core/resolve/project-names.ts';
+import { resolveClientId } from '../../core/resolve/projects.ts';
 import { resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { resolveLabelIds, resolveWorkflowId } from '../../core/resolve/workflow.ts';
 import { createTicket } from '../../core/tickets/create.ts';
@@ -9,7 +10,7 @@ import { moveTicket } from '../../core/tickets/move.ts';
 import { billingDescriptionField, descriptionField, MAX_LABELS, titleField } from '../../core/tickets/schemas.ts';
 import { updateTicket } from '../../core/tickets/update.ts';
 import { dateArg, defined, personArg, projectArg, ticketArg } from '../args.ts';
-import { compact, compactTicket } from '../shapes.ts';
+import { compact, compactTicket, ticketDone } from '../shapes.ts';
 import { defineTool, type Surface } from '../tool.ts';
 
 /** Core error fields -> argument names of the ticket write tools. */
@@ -64,7 +65,7 @@ async function fieldIds(ctx: Ctx, a: FieldArgs) {
 function createInput(s: Surface) {
   const project = projectArg(s, 'Project');
   return z.object({
-    project: s.inbox ? project.nullable().describe('Project id or key; null: the Inbox.') : project,
+    project: s.inbox ? project.nullable().describe('Project: key (WEB), name or id; null: the Inbox.') : project,
     title: fieldArgs.title,
     description: fieldArgs.description.optional(),
     kind: fieldArgs.kind.optional(),
@@ -92,7 +93,7 @@ export const createTicketTool = defineTool({
   fields: FIELDS,
   run: async (ctx, a) => {
     const [projectId, parentId, ids] = await Promise.all([
-      a.project === null ? null : resolveProjectId(ctx, a.project, 'project'),
+      a.project === null ? null : resolveProjectRef(ctx, a.project, 'project'),
       a.parent === undefined || a.parent === null ? a.parent : resolveTicketUuid(ctx, a.parent, 'parent'),
       fieldIds(ctx, a),
     ]);
@@ -108,6 +109,7 @@ export const createTicketTool = defineTool({
     });
     return compact(await createTicket(ctx, body));
   },
+  text: ticketDone('Created'),
 });
 
 export const updateTicketTool = defineTool({
@@ -149,8 +151,9 @@ export const updateTicketTool = defineTool({
       billingMode: a.billingMode,
       billingDescription: a.billingDescription,
     });
-    return compact(await updateTicket(ctx, a.ticket, body));
+    return compact(await updateTicket(ctx, { ...body, ref: a.ticket }));
   },
+  text: ticketDone('Updated'),
 });
 
 export const moveTicketTool = defineTool({
@@ -172,7 +175,7 @@ export const moveTicketTool = defineTool({
   output: compactTicket,
   fields: FIELDS,
   run: async (ctx, a) => {
-    const [projectId, ids] = await Promise.all([resolveProjectId(ctx, a.project, 'project'), fieldIds(ctx, a)]);
+    const [projectId, ids] = await Promise.all([resolveProjectRef(ctx, a.project, 'project'), fieldIds(ctx, a)]);
     const body = defined({
       projectId,
       billingClientId: ids.billingClientId,
@@ -180,6 +183,7 @@ export const moveTicketTool = defineTool({
       assigneeId: ids.assigneeId,
       confirmReset: a.confirmReset,
     });
-    return compact(await moveTicket(ctx, a.ticket, body));
+    return compact(await moveTicket(ctx, { ...body, ref: a.ticket }));
   },
+  text: ticketDone('Moved, now'),
 });

@@ -7,6 +7,7 @@ import { editTime, editTimeInput } from '../../core/time/edit.ts';
 import { listTime, MAX_RANGE_DAYS, totalMinutes } from '../../core/time/list.ts';
 import { logTime, logTimeInput } from '../../core/time/log.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
+import { lines } from '../shapes.ts';
 import { defineTool } from '../tool.ts';
 
 const clockArg = z.string().nullable().describe('Start time HH:MM (your timezone).');
@@ -127,6 +128,16 @@ export const getTimeEntriesTool = defineTool({
       })),
     };
   },
+  text: (w) =>
+    [
+      `Total ${w.totalMinutes} min (${w.timezone})`,
+      lines(
+        w.entries,
+        (e) =>
+          `${e.spentOn} ${e.minutes} min ${e.ticketRef ?? '(hidden ticket)'}${e.billable ? '' : ' non-billable'}${e.billed ? ' billed' : ''} [${e.id}]${e.note ? ` ${e.note}` : ''}`,
+        'No entries.',
+      ),
+    ].join('\n'),
 });
 
 export const listCategoriesTool = defineTool({
@@ -139,4 +150,5 @@ export const listCategoriesTool = defineTool({
   input: () => z.object({}),
   output: z.object({ categories: z.array(z.object({ id: z.string(), name: z.string() })) }),
   run: (ctx) => listCategories(ctx),
+  text: (c) => lines(c.categories, (x) => x.name, 'No categories.'),
 });

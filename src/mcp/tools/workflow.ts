@@ -22,4 +22,11 @@ export const getWorkflowTool = defineTool({
     labels: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
   }),
   run: (ctx) => getWorkflow(ctx),
+  text: (w) =>
+    [
+      `States: ${w.states.map((s) => `${s.name} (${s.category}${s.isDefault ? ', default' : ''})`).join(', ')}`,
+      `Kinds: ${w.kinds.map((k) => k.name).join(', ')}`,
+      `Priorities (most urgent first): ${w.priorities.map((p) => p.name).join(', ')}`,
+      `Labels: ${w.labels.map((l) => l.name).join(', ') || 'none'}`,
+    ].join('\n'),
 });

@@ -1,0 +1,37 @@
+import { scopes } from './principal.ts';
+
+/**
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP endpoint, so MCP clients that
+ * discover authentication the standard way learn how to authenticate: a Bearer API token in the
+ * Authorization header. No authorization server is named (there is none yet: tokens are created
+ * in the app); one would be listed in `authorization_servers`.
+ */
+
+/** The MCP endpoint's path: the protected resource. */
+export const MCP_PATH = '/mcp';
+/** Where the metadata is published: the well-known prefix, then the resource's path (RFC 9728 §3.1). */
+export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
+/** The same document at the bare well-known path, for clients that look there first. */
+export const RESOURCE_METADATA_ROOT = '/.well-known/oauth-protected-resource';
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  resource_name: string;
+  bearer_methods_supported: ['header'];
+  scopes_supported: string[];
+}
+
+/** The metadata for the server reached at `origin` (`https://host:port`). */
+export function protectedResourceMetadata(origin: string): ProtectedResourceMetadata {
+  return {
+    resource: `${origin}${MCP_PATH}`,
+    resource_name: 'Work tracker MCP server',
+    bearer_methods_supported: ['header'],
+    scopes_supported: [...scopes],
+  };
+}
+
+/** The challenge of a 401 on the MCP endpoint: Bearer, pointing at the metadata (RFC 9728 §5.1). */
+export function mcpChallenge(origin: string): string {
+  return `Bearer realm="worktracker", resource_metadata="${origin}${RESOURCE_METADATA_PATH}"`;
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
+import type { DocumentGrants } from './grants.ts';
+import type { DocumentList, TimesheetDocument } from './list.ts';
+
+/** Response schemas of the contract's Document, DocumentList and document grants. */
+
+export const documentSchema = describing<TimesheetDocument>()(
+  z
+    .object({
+      id: uuidOut,
+      runId: uuidOut,
+      number: z.string(),
+      scope: z.enum(['combined', 'project']),
+      projectId: uuidOut.nullable(),
+      projectName: z.string().nullable(),
+      clientId: uuidOut,
+      clientName: z.string(),
+      periodStart: dateOut,
+      format: z.enum(['html', 'pdf', 'csv']),
+      version: z.number().int(),
+      locale: z.string(),
+      checksum: z.string(),
+      bytes: z.number().int(),
+      voided: z.boolean(),
+      redacted: z.boolean(),
+      createdAt: dateTimeOut,
+      deliveries: z.array(
+        z.object({
+          email: z.string().nullable(),
+          state: z.enum(['pending', 'sent', 'failed', 'skipped', 'unknown']),
+          detail: z.string().nullable(),
+          attemptedAt: dateTimeOut.nullable(),
+        }),
+      ),
+    })
+    .meta({ id: 'Document' }),
+);
+
+export const documentListSchema = describing<DocumentList>()(
+  z
+    .object({
+      documents: z.array(documentSchema),
+      scope: z.enum(['all', 'client', 'projects', 'none']).describe('What the caller may download; `none` with an empty list is not an error.'),
+    })
+    .meta({ id: 'DocumentList' }),
+);
+
+const candidate = z.object({ identityId: uuidOut, name: z.string(), email: z.string().nullable() });
+
+export const documentGrantsSchema = describing<DocumentGrants>()(
+  z.object({ grants: z.array(candidate.extend({ id: uuidOut })), candidates: z.array(candidate) }).meta({ id: 'DocumentGrants' }),
+);

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+import { invalid } from '../errors.ts';
+import { parseInput, UUID_PATTERN } from '../validation.ts';
+import { documentRule } from './access.ts';
+import type { DocumentFormat } from './timesheet-model.ts';
+
+export const DOWNLOADABLE_PAGE_MAX = 100;
+
+export const listDownloadableInput = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.int().positive().max(DOWNLOADABLE_PAGE_MAX).default(50),
+});
+
+export interface DownloadableDocument {
+  id: string;
+  number: string;
+  format: DocumentFormat;
+  clientName: string;
+  projectName: string | null;
+  periodStart: string;
+  version: number;
+  bytes: number;
+  createdAt: string;
+}
+
+/** An opaque cursor over (createdAt, id), newest first. */
+const encode = (createdAt: string, id: string) => Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+
+function decode(cursor: string): [string, string] {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === 'string' &&
+      typeof v[1] === 'string' &&
+      UUID_PATTERN.test(v[1]) &&
+      !Number.isNaN(Date.parse(v[0]))
+    ) {
+      return [v[0], v[1]];
+    }
+  } catch {
+    // refused below
+  }
+  throw invalid('bad_cursor', { field: 'cursor' }, 'cursor: not a cursor this list gave out.');
+}
+
+/**
+ * The documents the caller can download right now (the download rule of `documentRule`, and
+ * neither voided nor superseded, with a file), newest first, in pages: the list behind the MCP
+ * `resources/list`, where every entry must be readable. GET /documents (listDocuments) shows
+ * voided and superseded ones too, with their flags.
+ */
+export async function listDownloadableDocuments(ctx: Ctx, input: unknown): Promise<{ documents: DownloadableDocument[]; nextCursor: string | null }> {
+  authorize(ctx, 'documents.list');
+  const q = parseInput(listDownloadableInput, input);
+  const after = q.cursor ? decode(q.cursor) : null;
+  const rule = await documentRule(ctx);
+  if (rule.scope === 'none') return { documents: [], nextCursor: null };
+  const { sql, principal: p } = ctx;
+  const rows = await sql<(DownloadableDocument & { at: string })[]>`
+    select d.id, d.number, d.format, c.name as "clientName", pr.name as "projectName",
+           to_char(d.period_start, 'YYYY-MM-DD') as "periodStart", d.version, d.bytes,
+           to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+           to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+    from documents d
+    join clients c on c.id = d.client_id
+    left join projects pr on pr.id = d.project_id
+    where d.workspace_id = ${p.workspaceId} and ${rule.where} and not d.voided and not d.redacted and d.content is not null
+      ${after ? sql`and (d.created_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
+    order by d.created_at desc, d.id desc
+    limit ${q.limit + 1}`;
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    documents: page.map(({ at: _at, ...d }) => d),
+    nextCursor: rows.length > q.limit && last ? encode(last.at, last.id) : null,
+  };
+}

@@ -1,0 +1,170 @@
+import type postgres from 'postgres';
+import { isConnectionError, type Db } from '../../../db/connect.ts';
+import { jobTx, type JobCtx } from '../../jobs/ctx.ts';
+import { holdTickets } from '../../tickets/concurrency.ts';
+import { droppedNote, fit, MAX_COMMENT, MAX_DESCRIPTION, messageText, ticketTitle, visibleReply } from './body.ts';
+import { addressOf, noiseReason, type OwnAddresses } from './noise.ts';
+import { parseMessage, type IntakeLimits, type ParsedMessage } from './parse.ts';
+import { dedupeKey, header, oversizeKey, ownMessageId, readRaw, type RawMessage } from './raw.ts';
+import { audienceOf, makeViewer, replyAccess } from './reply.ts';
+import { ensureSender, findSender, STORABLE_ADDRESS, type Sender } from './sender.ts';
+import { findThread, type Thread } from './thread.ts';
+import { insertAttachments, insertComment, insertInboxTicket } from './write.ts';
+
+/** A message as the poll fetched it. `source` is null for one over the size limit (only its headers were read). */
+export interface FetchedMessage {
+  uid: number;
+  uidValidity: string;
+  size: number;
+  receivedAt: Date;
+  source: Buffer | null;
+  headerBlock: Buffer | null;
+}
+
+/** The mailbox a message came from, as the intake needs it. */
+export interface IntakeMailbox {
+  id: string;
+  workspaceId: string;
+  own: OwnAddresses;
+}
+
+export type IntakeStatus = 'imported' | 'reply' | 'ignored' | 'quarantined';
+
+/** What became of a message; `duplicate`: its dedupe key was recorded before, nothing was written. */
+export interface IntakeOutcome {
+  status: IntakeStatus | 'duplicate';
+  reason: string | null;
+  ticketId: string | null;
+  commentId: string | null;
+}
+
+const outcome = (status: IntakeStatus, reason: string | null = null, ticketId: string | null = null, commentId: string | null = null): IntakeOutcome => ({
+  status,
+  reason,
+  ticketId,
+  commentId,
+});
+
+const DUPLICATE: IntakeOutcome = { status: 'duplicate', reason: null, ticketId: null, commentId: null };
+
+/** Error text for the log: the message, at most 2,000 characters. */
+export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1900) || 'unknown error';
+
+/**
+ * Handles one message, exactly once: in ONE transaction its dedupe key is recorded (a key seen
+ * before ends it: `duplicate`), then the message is judged and what it becomes is written: a
+ * ticket, a comment, or nothing (ignored, quarantined), with the intake log row. A message that
+ * cannot be parsed, or whose ticket or comment cannot be written (rolled back to a savepoint), is
+ * quarantined with the error text; only a lost database connection is thrown (the poll stops and
+ * the message is read again next time, when its key tells).
+ */
+export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: FetchedMessage, limits: IntakeLimits): Promise<IntakeOutcome> {
+  if (!msg.source) {
+    const raw = readRaw(msg.headerBlock ?? Buffer.alloc(0));
+    const messageId = ownMessageId(raw);
+    return jobTx(ctx, (ctx) =>
+      record(ctx.sql, mailbox, msg, raw, { key: oversizeKey(raw, messageId, msg.size), messageId, parsed: null }, async () =>
+        outcome('quarantined', `too_large: ${msg.size} bytes, over the ${limits.maxMessageBytes}-byte limit`),
+      ),
+    );
+  }
+  const raw = readRaw(msg.source);
+  const messageId = ownMessageId(raw);
+  const key = dedupeKey(raw, messageId);
+  // a message read again (a rescan, a retry after a crash) is known by its key: spare the parse
+  const [known] = await ctx.sql`select 1 from intake_messages where workspace_id = ${mailbox.workspaceId} and dedupe_key = ${key}`;
+  if (known) return DUPLICATE;
+  let parsed: ParsedMessage | null = null;
+  let parseError: unknown = null;
+  try {
+    parsed = await parseMessage(msg.source, limits);
+  } catch (err) {
+    parseError = err;
+  }
+  return jobTx(ctx, (ctx) =>
+    record(ctx.sql, mailbox, msg, raw, { key, messageId, parsed }, async (sql) => {
+      if (!parsed) return outcome('quarantined', `unparseable: ${errorText(parseError)}`);
+      const from = parsed.from && STORABLE_ADDRESS.test(parsed.from.address) ? parsed.from : null;
+      const noise = noiseReason(raw, mailbox.own, from?.address.toLowerCase() ?? addressOf(header(raw, 'from')));
+      if (noise) return outcome('ignored', noise);
+      if (!from) return outcome('quarantined', 'no_sender: the message names no sender address');
+      const sender = await findSender(sql, mailbox.workspaceId, from);
+      const thread = await findThread(sql, mailbox.workspaceId, raw, parsed.subject);
+      const write = thread.kind === 'ticket' ? reply : newTicket;
+      try {
+        return await (sql as unknown as postgres.TransactionSql).savepoint((sp) =>
+          write(sp as unknown as Db, ctx.now(), mailbox.workspaceId, sender, parsed, thread, limits),
+        );
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        ctx.log.warn({ mailboxId: mailbox.id, uid: msg.uid, err: errorText(err) }, 'mail intake: message quarantined');
+        return outcome('quarantined', `${thread.kind === 'ticket' ? 'comment_failed' : 'ticket_failed'}: ${errorText(err)}`);
+      }
+    }),
+  );
+}
+
+/** Claims the message's dedupe key with its log row, judges it, and records the outcome on the row. */
+async function record(
+  sql: Db,
+  mailbox: IntakeMailbox,
+  msg: FetchedMessage,
+  raw: RawMessage,
+  m: { key: string; messageId: string | null; parsed: ParsedMessage | null },
+  judge: (sql: Db) => Promise<IntakeOutcome>,
+): Promise<IntakeOutcome> {
+  const from = m.parsed?.from?.address ?? addressOf(header(raw, 'from'));
+  const subject = m.parsed?.subject ?? header(raw, 'subject') ?? '';
+  // The unique key also makes a second poll of the same message (were two ever to overlap) wait here, then find it taken.
+  const [row] = await sql<{ id: string }[]>`
+    insert into intake_messages (workspace_id, mailbox_id, dedupe_key, message_id, from_address, subject, received_at, status,
+                                 uid_validity, uid, size, source)
+    values (${mailbox.workspaceId}, ${mailbox.id}, ${m.key}, ${m.messageId}, ${from?.slice(0, 320) ?? null}, ${Array.from(subject).slice(0, 998).join('')},
+            ${msg.receivedAt}, 'quarantined', ${msg.uidValidity}::bigint, ${msg.uid}, ${msg.size}, ${msg.source})
+    on conflict (workspace_id, dedupe_key) do nothing
+    returning id`;
+  if (!row) return DUPLICATE;
+  const result = await judge(sql);
+  await sql`
+    update intake_messages set status = ${result.status}, reason = ${result.reason}, ticket_id = ${result.ticketId}, comment_id = ${result.commentId}
+    where id = ${row.id}`;
+  return result;
+}
+
+type Write = (sql: Db, now: Date, workspaceId: string, sender: Sender, m: ParsedMessage, thread: Thread, limits: IntakeLimits) => Promise<IntakeOutcome>;
+
+/** New mail: an Inbox ticket reported by the sender (created when unknown), with the message's attachments. */
+const newTicket: Write = async (sql, now, workspaceId, sender, m, thread, limits) => {
+  const s = await ensureSender(sql, workspaceId, sender);
+  const lead = thread.kind === 'timesheet' ? `_In reply to timesheet ${thread.number}._\n\n` : '';
+  const note = droppedNote(m.dropped, limits.maxAttachmentBytes, limits.maxAttachments);
+  const room = MAX_DESCRIPTION - Array.from(lead + note).length;
+  const ticketId = await insertInboxTicket(
+    sql,
+    { workspaceId, reporterId: s.identityId, title: ticketTitle(m.subject), description: lead + fit(messageText(m), room) + note },
+    now,
+  );
+  await insertAttachments(sql, { workspaceId, ticketId, commentId: null, audience: audienceOf(s), uploadedBy: s.identityId }, m.attachments, now);
+  return outcome('imported', null, ticketId);
+};
+
+/**
+ * A reply: a comment on the ticket with the quoted history and signature trimmed, when the sender
+ * may have it there (replyAccess); otherwise quarantined, never attached to a ticket they cannot see.
+ */
+const reply: Write = async (sql, now, workspaceId, sender, m, thread, limits) => {
+  if (thread.kind !== 'ticket') throw new Error('a reply needs a ticket');
+  const ticket = { id: thread.ticketId, workspaceId };
+  await holdTickets(sql, [ticket.id]);
+  const access = await replyAccess(sql, ticket.id, sender);
+  if (access === 'refused') return outcome('quarantined', 'sender_cannot_see_ticket: the sender may not see the ticket this message answers');
+  const s = await ensureSender(sql, workspaceId, sender);
+  if (access === 'may_view') await makeViewer(sql, now, ticket, s);
+  const audience = audienceOf(s);
+  const note = droppedNote(m.dropped, limits.maxAttachmentBytes, limits.maxAttachments);
+  const text = visibleReply(messageText(m)) || '_(no text)_';
+  const body = fit(text, MAX_COMMENT - Array.from(note).length) + note;
+  const commentId = await insertComment(sql, { workspaceId, ticketId: ticket.id, authorId: s.identityId, audience, body }, now);
+  await insertAttachments(sql, { workspaceId, ticketId: ticket.id, commentId, audience, uploadedBy: s.identityId }, m.attachments, now);
+  return outcome('reply', null, ticket.id, commentId);
+};

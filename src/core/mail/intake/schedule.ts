@@ -1,0 +1,43 @@
+import type { Db } from '../../../db/connect.ts';
+import { authorize } from '../../access/authorize.ts';
+import { tx, type Ctx } from '../../ctx.ts';
+import { conflict, notFound } from '../../errors.ts';
+import { jobTx, type JobCtx } from '../../jobs/ctx.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+
+/**
+ * Queues a poll of one mailbox. One job key per mailbox: while a poll waits or runs another adds
+ * nothing (enqueue's dedupe), so polls never pile up; one queue per mailbox: its polls run one
+ * at a time whichever worker process takes them. One attempt: the poll records its own failure
+ * (lastError) and the next request is the retry. A poll job that failed anyway (the database
+ * went away mid-poll) keeps its key, and the dedupe would keep every later poll out for good:
+ * such a job is put back to run now, as a fresh one.
+ */
+export async function enqueuePoll(sql: Db, mailboxId: string): Promise<void> {
+  const jobKey = `mail:poll:${mailboxId}`;
+  await enqueue(sql, 'mail:poll', { mailboxId }, { jobKey, queueName: `mailbox:${mailboxId}`, maxAttempts: 1 });
+  await sql`
+    select graphile_worker.reschedule_jobs(array(select j.id from graphile_worker.jobs j where j.key = ${jobKey} and j.locked_at is null and j.attempts > 0),
+                                           run_at => now(), attempts => 0)`;
+}
+
+/** The `mail:schedule` job, on the crontab every minute: a poll for every enabled mailbox. */
+export async function schedulePolls(ctx: JobCtx, _payload: unknown): Promise<{ queued: number }> {
+  return jobTx(ctx, async ({ sql }) => {
+    const rows = await sql<{ id: string }[]>`select id from mailboxes where enabled order by id`;
+    for (const r of rows) await enqueuePoll(sql, r.id);
+    return { queued: rows.length };
+  });
+}
+
+/** POST /mailbox/poll: polls now (202), the same job as the minute's, so never beside one already waiting or running. */
+export async function requestPoll(ctx: Ctx): Promise<{ queued: true }> {
+  authorize(ctx, 'mailbox.poll');
+  return tx(ctx, async ({ sql, principal: p }) => {
+    const [mb] = await sql<{ id: string; enabled: boolean }[]>`select id, enabled from mailboxes where workspace_id = ${p.workspaceId}`;
+    if (!mb) throw notFound('no_mailbox', undefined, 'This workspace has no mailbox.');
+    if (!mb.enabled) throw conflict('mailbox_disabled', undefined, 'The mailbox is disabled; enable it to poll it.');
+    await enqueuePoll(sql, mb.id);
+    return { queued: true as const };
+  });
+}

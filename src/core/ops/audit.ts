@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+import { AppError } from '../errors.ts';
+import { parseInput } from '../validation.ts';
+
+/** One console action as the audit page lists it. */
+export interface AuditRecord {
+  id: string;
+  actorName: string;
+  action: string;
+  target: string | null;
+  outcome: 'succeeded' | 'failed' | 'refused';
+  detail: string | null;
+  at: Date;
+}
+
+const outcomeOf = (err: unknown): 'failed' | 'refused' =>
+  err instanceof AppError && (err.code === 'forbidden' || err.code === 'unauthenticated') ? 'refused' : 'failed';
+
+/**
+ * Runs one console action and records it (who, what, target, when, outcome), refusals and
+ * failures too: written on the pool, after the action's own transaction ended, so a rolled-back
+ * action still leaves its record.
+ */
+export async function audited<T>(ctx: Ctx, action: string, target: string | null, fn: () => Promise<T>, detail?: (r: T) => string | null): Promise<T> {
+  const p = ctx.principal;
+  const record = (outcome: AuditRecord['outcome'], text: string | null) => ctx.sql`
+    insert into ops_audit (workspace_id, actor_id, actor_name, action, target, outcome, detail, at)
+    values (${p.workspaceId}, ${p.identityId}, ${p.name}, ${action}, ${target}, ${outcome}, ${text?.slice(0, 2000) ?? null}, ${ctx.now()})`;
+  try {
+    const result = await fn();
+    await record('succeeded', detail?.(result) ?? null);
+    return result;
+  } catch (err) {
+    await record(outcomeOf(err), err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+export const listAuditInput = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(200).describe('How many records, newest first.'),
+});
+
+/** The workspace's console actions, newest first. */
+export async function listAudit(ctx: Ctx, raw: unknown): Promise<AuditRecord[]> {
+  authorize(ctx, 'ops.read');
+  const q = parseInput(listAuditInput, raw);
+  return ctx.sql<AuditRecord[]>`
+    select id::text, actor_name as "actorName", action, target, outcome, detail, at
+    from ops_audit where workspace_id = ${ctx.principal.workspaceId}
+    order by at desc, id desc limit ${q.limit}`;
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+import { parseInput } from '../validation.ts';
+
+/**
+ * The console's view of graphile-worker's queue, scoped to the caller's workspace: a job is the
+ * workspace's when its payload names one of its objects (ops_job_workspace, sql/060_ops.sql);
+ * a job naming none (a cleanup, the mailbox scheduler) is the process's, shown to every operator.
+ * A job is in exactly one state: running (locked), failed (not running, has an error: waiting
+ * for its retry or given up), scheduled (no error, not due) or waiting (no error, due).
+ */
+export const JOBS = (sql: Db) => sql`graphile_worker._private_jobs j
+  join graphile_worker._private_tasks t on t.id = j.task_id
+  left join graphile_worker._private_job_queues q on q.id = j.job_queue_id`;
+
+/** The jobs the caller's workspace may see (and act on). */
+export const inWorkspace = (sql: Db, workspaceId: string) =>
+  sql`(ops_job_workspace(j.payload) = ${workspaceId}::uuid or ops_job_workspace(j.payload) is null)`;
+
+export interface QueueCount {
+  task: string;
+  queue: string | null;
+  waiting: number;
+  scheduled: number;
+  running: number;
+  failed: number;
+  oldestWaiting: Date | null;
+}
+
+/** Waiting, scheduled, running and failed counts per task and queue, with the oldest waiting job's due time. */
+export async function queueCounts(ctx: Ctx): Promise<QueueCount[]> {
+  authorize(ctx, 'ops.read');
+  const { sql } = ctx;
+  return sql<QueueCount[]>`
+    select t.identifier as task, q.queue_name as queue,
+           count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now())::int as waiting,
+           count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at > now())::int as scheduled,
+           count(*) filter (where j.locked_at is not null)::int as running,
+           count(*) filter (where j.locked_at is null and j.last_error is not null)::int as failed,
+           min(j.run_at) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now()) as "oldestWaiting"
+    from ${JOBS(sql)}
+    where ${inWorkspace(sql, ctx.principal.workspaceId)}
+    group by t.identifier, q.queue_name
+    order by t.identifier, q.queue_name nulls first`;
+}
+
+export interface RunningJob {
+  id: string;
+  task: string;
+  key: string | null;
+  lockedBy: string | null;
+  lockedAt: Date;
+  attempts: number;
+  /** Whether a fresh worker heartbeat names the lock's holder (worker_heartbeats): false means a dead worker. */
+  workerAlive: boolean;
+}
+
+/** Jobs a worker holds, oldest lock first, with whether that worker is still beating. */
+export async function runningJobs(ctx: Ctx): Promise<RunningJob[]> {
+  authorize(ctx, 'ops.read');
+  const { sql } = ctx;
+  return sql<RunningJob[]>`
+    select j.id::text, t.identifier as task, j.key, j.locked_by as "lockedBy", j.locked_at as "lockedAt", j.attempts,
+           exists (select 1 from worker_heartbeats b where j.locked_by = any(b.worker_ids) and b.beat_at > now() - interval '1 minute') as "workerAlive"
+    from ${JOBS(sql)}
+    where j.locked_at is not null and ${inWorkspace(sql, ctx.principal.workspaceId)}
+    order by j.locked_at limit 200`;
+}
+
+/** Which failed jobs a list or a bulk action is about. `error` is an error group (the first line of the message). */
+export const failedFilter = z.object({
+  task: z.string().trim().max(200).optional().describe('Only jobs of this task.'),
+  queue: z.string().trim().max(200).optional().describe('Only jobs of this queue.'),
+  error: z.string().max(300).optional().describe('Only jobs of this error group.'),
+  before: z.iso.date().optional().describe('Only jobs whose last failure was before this day (UTC).'),
+});
+export type FailedFilter = z.infer<typeof failedFilter>;
+
+const blankToUndefined = (raw: unknown) =>
+  Object.fromEntries(Object.entries((raw ?? {}) as Record<string, unknown>).filter(([, v]) => v !== '' && v !== undefined));
+
+/** The filter from a query or a form, blanks dropped. */
+export const parseFailedFilter = (raw: unknown): FailedFilter => parseInput(failedFilter, blankToUndefined(raw));
+
+export const errorGroup = (sql: Db) => sql`left(split_part(coalesce(j.last_error, ''), E'\n', 1), 300)`;
+
+/** The failed jobs a filter selects (the same condition lists, counts and acts on). */
+export function failedWhere(sql: Db, workspaceId: string, f: FailedFilter) {
+  return sql`j.locked_at is null and j.last_error is not null and ${inWorkspace(sql, workspaceId)}
+    ${f.task ? sql`and t.identifier = ${f.task}` : sql``}
+    ${f.queue ? sql`and q.queue_name = ${f.queue}` : sql``}
+    ${f.error !== undefined ? sql`and ${errorGroup(sql)} = ${f.error}` : sql``}
+    ${f.before ? sql`and j.updated_at < ${f.before}::date` : sql``}`;
+}
+
+export interface FailedJob {
+  id: string;
+  task: string;
+  queue: string | null;
+  key: string | null;
+  attempts: number;
+  maxAttempts: number;
+  lastError: string;
+  /** When it runs again; null when it gave up (attempts used up). */
+  nextRun: Date | null;
+  failedAt: Date;
+}
+
+/** Failed jobs grouped by error message, and the first page of those the filter selects. */
+export async function failedJobs(ctx: Ctx, raw: unknown): Promise<{ groups: { error: string; task: string; count: number }[]; jobs: FailedJob[]; total: number }> {
+  authorize(ctx, 'ops.read');
+  const f = parseFailedFilter(raw);
+  const { sql, principal: p } = ctx;
+  const groups = await sql<{ error: string; task: string; count: number }[]>`
+    select ${errorGroup(sql)} as error, min(t.identifier) as task, count(*)::int as count
+    from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, {})}
+    group by 1 order by 3 desc, 1 limit 50`;
+  const jobs = await sql<FailedJob[]>`
+    select j.id::text, t.identifier as task, q.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts",
+           j.last_error as "lastError", case when j.attempts < j.max_attempts then j.run_at end as "nextRun", j.updated_at as "failedAt"
+    from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)}
+    order by j.updated_at desc, j.id desc limit 100`;
+  return { groups: [...groups], jobs: [...jobs], total: await countFailed(ctx, f) };
+}
+
+/** How many failed jobs a filter selects: what a bulk action shows before it runs. */
+export async function countFailed(ctx: Ctx, f: FailedFilter): Promise<number> {
+  authorize(ctx, 'ops.read');
+  const { sql } = ctx;
+  const [r] = await sql<{ n: number }[]>`select count(*)::int as n from ${JOBS(sql)} where ${failedWhere(sql, ctx.principal.workspaceId, f)}`;
+  return r!.n;
+}

@@ -1,0 +1,50 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+
+/** One message the local SMTP catcher stored. */
+export interface OutboxMessage {
+  file: string;
+  from: string;
+  to: string[];
+  subject: string;
+  date: Date | null;
+  attachments: { filename: string; contentType: string; size: number }[];
+}
+
+const ADDRESS = (v: unknown): string[] => {
+  const list = Array.isArray(v) ? v : v ? [v] : [];
+  return list.flatMap((a: { value?: { address?: string }[] }) => (a.value ?? []).map((x) => x.address ?? '')).filter(Boolean);
+};
+
+/**
+ * The newest messages of the embedded default's outbox folder (null: mail goes to a real SMTP
+ * server, there is no outbox), parsed with mailparser. The folder is the process's: every
+ * workspace's mail, which is why only an owner or admin reads it.
+ */
+export async function listOutbox(ctx: Ctx, dir: string | null, limit = 50): Promise<OutboxMessage[] | null> {
+  authorize(ctx, 'ops.act');
+  if (!dir) return null;
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  const newest = names.filter((n) => n.endsWith('.eml')).sort().reverse().slice(0, limit);
+  return Promise.all(
+    newest.map(async (file) => {
+      const path = join(dir, file);
+      const [raw, info] = await Promise.all([readFile(path), stat(path)]);
+      const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+      return {
+        file,
+        from: ADDRESS(m.from).join(', '),
+        to: ADDRESS(m.to),
+        subject: m.subject ?? '',
+        date: m.date ?? info.mtime,
+        attachments: m.attachments.map((a) => ({ filename: a.filename ?? '(unnamed)', contentType: a.contentType, size: a.size })),
+      };
+    }),
+  );
+}

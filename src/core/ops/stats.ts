@@ -1,0 +1,74 @@
+import { parseCrontab } from 'graphile-worker';
+import { authorize } from '../access/authorize.ts';
+import type { Ctx } from '../ctx.ts';
+
+export interface TaskStats {
+  task: string;
+  window: '1h' | '24h' | '7d';
+  finished: number;
+  failed: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+/** Per task and window (last hour, day, 7 days): attempts finished, failures, p50/p95 duration; from job_history. */
+export async function taskStats(ctx: Ctx): Promise<{ stats: TaskStats[]; hourly: { task: string; hour: Date; finished: number; failed: number }[] }> {
+  authorize(ctx, 'ops.read');
+  const { sql, principal: p } = ctx;
+  const now = ctx.now();
+  const scope = sql`h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
+    and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)`;
+  const stats = await sql<TaskStats[]>`
+    select h.task, w.window, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed,
+           percentile_cont(0.5) within group (order by h.duration_ms)::int as "p50Ms",
+           percentile_cont(0.95) within group (order by h.duration_ms)::int as "p95Ms"
+    from job_history h
+    join (values ('1h', interval '1 hour'), ('24h', interval '1 day'), ('7d', interval '7 days')) w(window, span)
+      on h.started_at > ${now}::timestamptz - w.span
+    where ${scope}
+    group by h.task, w.window order by h.task, w.window`;
+  const hourly = await sql<{ task: string; hour: Date; finished: number; failed: number }[]>`
+    select h.task, date_trunc('hour', h.started_at) as hour, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
+    from job_history h where ${scope} and h.started_at > ${now}::timestamptz - interval '1 day'
+    group by 1, 2 order by 1, 2`;
+  return { stats: [...stats], hourly: [...hourly] };
+}
+
+export interface CronEntry {
+  task: string;
+  schedule: string;
+  lastExecution: Date | null;
+  lastOutcome: 'running' | 'succeeded' | 'failed' | null;
+  nextRun: Date | null;
+}
+
+/** The next minute (UTC) after `from` the crontab line matches, within 40 days. */
+function nextMatch(match: (d: { min: number; hour: number; date: number; month: number; dow: number }) => boolean, from: Date): Date | null {
+  const t = new Date(Math.floor(from.getTime() / 60_000) * 60_000 + 60_000);
+  for (let i = 0; i < 40 * 24 * 60; i++, t.setTime(t.getTime() + 60_000)) {
+    if (match({ min: t.getUTCMinutes(), hour: t.getUTCHours(), date: t.getUTCDate(), month: t.getUTCMonth() + 1, dow: t.getUTCDay() })) return new Date(t);
+  }
+  return null;
+}
+
+/** The process's crontab with each task's last execution (graphile-worker's known crontabs), last outcome and next run. */
+export async function crontabView(ctx: Ctx, crontab: string): Promise<CronEntry[]> {
+  authorize(ctx, 'ops.read');
+  const items = parseCrontab(crontab);
+  const lines = crontab.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+  const { sql } = ctx;
+  const known = await sql<{ identifier: string; lastExecution: Date | null; outcome: CronEntry['lastOutcome'] }[]>`
+    select k.identifier, k.last_execution as "lastExecution",
+           (select h.outcome from job_history h where h.task = k.identifier order by h.id desc limit 1) as outcome
+    from graphile_worker._private_known_crontabs k`;
+  return items.map((item, i) => {
+    const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
+    return {
+      task: item.task,
+      schedule: lines[i]?.trim().split(/\s+/).slice(0, 5).join(' ') ?? '',
+      lastExecution: k?.lastExecution ?? null,
+      lastOutcome: k?.outcome ?? null,
+      nextRun: nextMatch(item.match, ctx.now()),
+    };
+  });
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { authorize } from '../access/authorize.ts';
+import { clientOnProject } from '../access/visible.ts';
+import { isAdminRole, isClientRole, type Principal, type Role } from '../auth/principal.ts';
+import type { Ctx } from '../ctx.ts';
+import type { Db } from '../../db/connect.ts';
+import { parseInput } from '../validation.ts';
+
+export const PEOPLE_LIMIT_MAX = 200;
+
+export const listPeopleInput = z.object({
+  q: z.string().trim().max(200).optional().describe('Only people whose name or email contains this text (case-insensitive).'),
+  limit: z.int().positive().max(PEOPLE_LIMIT_MAX).default(100),
+});
+
+export interface PersonListItem {
+  id: string;
+  name: string;
+  email: string | null;
+  role: Role;
+  /** person or agent (an agent account). */
+  kind: 'person' | 'agent';
+  client: { id: string; name: string } | null;
+}
+
+type Fragment = ReturnType<Db>;
+
+/**
+ * Which memberships `m` the caller may see in a people list:
+ * - workspace users see every workspace user, and the client people of clients taking part (as
+ *   billing or collaborating client) in a project they can see tickets of: Owner/Admin every
+ *   project, a member or agent the projects they belong to; a token's allow-list narrows that to
+ *   its projects;
+ * - a client_elevated user sees the people of their own client; a client user only themselves
+ *   (neither learns who works at the agency, as the name resolver's choices never tell them).
+ */
+function visiblePeople(sql: Db, p: Principal): Fragment {
+  if (p.role === 'client') return sql`m.identity_id = ${p.identityId}`;
+  if (isClientRole(p.role)) return sql`m.client_id = ${p.clientId}::uuid`;
+  const projects = isAdminRole(p.role)
+    ? sql`select pr.id from projects pr where pr.workspace_id = ${p.workspaceId}`
+    : sql`select pm.project_id from project_memberships pm where pm.identity_id = ${p.identityId} and pm.workspace_id = ${p.workspaceId}`;
+  const allowed = p.projectIds ? sql`and pr.id = any(${p.projectIds as string[]}::uuid[])` : sql``;
+  return sql`(m.client_id is null or exists (
+    select 1 from projects pr where pr.workspace_id = ${p.workspaceId} and pr.id in (${projects}) ${allowed}
+      and ${clientOnProject(sql, 'pr', sql`m.client_id`)}))`;
+}
+
+/**
+ * The people the caller may see (see visiblePeople), by name, optionally filtered by text in
+ * their name or email. `omitted` counts matches beyond `limit`.
+ */
+export async function listPeople(ctx: Ctx, input: unknown): Promise<{ people: PersonListItem[]; omitted: number }> {
+  authorize(ctx, 'people.list');
+  const q = parseInput(listPeopleInput, input);
+  const { sql, principal: p } = ctx;
+  const text = q.q ? `%${q.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const rows = await sql<(PersonListItem & { total: number })[]>`
+    select i.id, i.name, i.email, m.role, i.kind,
+           case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end as client,
+           count(*) over ()::int as total
+    from memberships m
+    join identities i on i.id = m.identity_id
+    left join clients c on c.id = m.client_id
+    where m.workspace_id = ${p.workspaceId} and ${visiblePeople(sql, p)}
+      ${text ? sql`and (lower(i.name) like ${text} or lower(coalesce(i.email, '')) like ${text})` : sql``}
+    order by lower(i.name), i.id
+    limit ${q.limit}`;
+  const total = rows[0]?.total ?? 0;
+  return { people: rows.map(({ total: _t, ...person }) => person), omitted: Math.max(0, total - rows.length) };
+}

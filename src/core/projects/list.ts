@@ -1,0 +1,36 @@
+import { authorize } from '../access/authorize.ts';
+import { clientProjects } from '../access/visible.ts';
+import { isClientRole } from '../auth/principal.ts';
+import type { Ctx } from '../ctx.ts';
+
+export interface ProjectListItem {
+  id: string;
+  key: string;
+  name: string;
+  billingClient: { id: string; code: string; name: string } | null;
+  /** The caller's own membership of the project; null when not a member. */
+  membership: { access: 'full' | 'limited'; isManager: boolean } | null;
+}
+
+/**
+ * The projects the caller may address by key or name, ordered by key: the same set the project
+ * resolver lists as choices (src/core/resolve/projects.ts): a client user's client's projects
+ * (as billing or collaborating client); a token's allow-list; otherwise every project of the
+ * workspace (a workspace user names projects they are not a member of when moving tickets).
+ */
+export async function listProjects(ctx: Ctx): Promise<{ projects: ProjectListItem[] }> {
+  authorize(ctx, 'projects.list');
+  const { sql, principal: p } = ctx;
+  const projects = await sql<ProjectListItem[]>`
+    select pr.id, pr.key, pr.name,
+           case when c.id is null then null else json_build_object('id', c.id, 'code', c.code, 'name', c.name) end as "billingClient",
+           case when pm.project_id is null then null else json_build_object('access', pm.access, 'isManager', pm.is_manager) end as membership
+    from projects pr
+    left join clients c on c.id = pr.billing_client_id
+    left join project_memberships pm on pm.project_id = pr.id and pm.identity_id = ${p.identityId}
+    where pr.workspace_id = ${p.workspaceId}
+      ${isClientRole(p.role) ? sql`and pr.id in (${clientProjects(sql, p.clientId!)})` : sql``}
+      ${p.projectIds ? sql`and pr.id = any(${p.projectIds as string[]}::uuid[])` : sql``}
+    order by pr.key`;
+  return { projects: [...projects] };
+}

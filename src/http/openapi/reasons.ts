@@ -1,0 +1,87 @@
+import { ACTIONS, type Action, type Requirement } from '../../core/access/actions.ts';
+
+/** `details.reason` values by error status; a status with an empty list is documented without reasons. */
+export type Reasons = Partial<Record<400 | 403 | 404 | 409 | 412, string[]>>;
+
+/** The ticket filters' reasons (src/core/tickets/filters.ts): an id of no such row in the workspace. */
+const FILTER_REASONS = ['unknown_state', 'unknown_kind', 'unknown_label', 'unknown_priority', 'unknown_person', 'unknown_project', 'unknown_client'];
+
+/** Filters a client user or a restricted token may not use: the Inbox, billing. */
+const FILTER_FORBIDDEN = ['inbox_forbidden', 'billing_fields_forbidden'];
+
+/**
+ * The contract's documented reasons per route (../shared/spec/api.md, keyed by method and the
+ * path under /api/w/{slug}), beside the ones every route can meet. The 403 reasons an action's
+ * requirements imply are not listed here: `credentialReasons` derives them from the action table.
+ */
+export const ROUTE_REASONS: Record<string, Reasons> = {
+  'GET /tickets': { 400: ['bad_cursor', ...FILTER_REASONS], 403: FILTER_FORBIDDEN },
+  'POST /tickets': {
+    400: ['unknown_kind', 'unknown_priority', 'unknown_state', 'unknown_label', 'unknown_person', 'assignee_ineligible', 'billing_client_scope', 'estimate_format'],
+    403: ['billing_fields_forbidden', 'assign_forbidden', 'state_forbidden', 'field_forbidden', 'kind_forbidden'],
+    404: ['unknown_project'],
+  },
+  'PATCH /tickets/{ref}': {
+    400: ['billing_client_scope', 'unknown_client', 'policy_format', 'estimate_format', 'parent_estimate', 'unknown_kind', 'unknown_priority', 'unknown_state', 'unknown_label', 'unknown_person', 'assignee_ineligible'],
+    403: ['field_forbidden', 'state_forbidden', 'assign_forbidden', 'billing_fields_forbidden', 'kind_forbidden'],
+    409: ['restore_first'],
+    412: ['etag_mismatch'],
+  },
+  'POST /tickets/{ref}/move': {
+    400: ['billing_client_scope', 'unknown_kind', 'unknown_person', 'assignee_ineligible'],
+    404: ['unknown_project'],
+    409: ['reset_requires_admin', 'confirm_reset', 'moved_out_of_sight', 'restore_first'],
+  },
+  'DELETE /tickets/{ref}': { 409: ['ticket_billed', 'period_closed'] },
+  'POST /tickets/{ref}/viewers': { 403: ['share_forbidden'], 404: ['unknown_person'] },
+  'PUT /tickets/{ref}/parent': { 400: ['self_parent'], 409: ['own_ancestor', 'parent_cycle', 'parent_depth'] },
+  'POST /tickets/{ref}/links': { 400: ['self_link'], 409: ['dependency_cycle', 'dependency_depth'] },
+  'POST /tickets/{ref}/codehost': { 400: ['repo_format', 'github_url', 'sha_format', 'pr_format', 'sha_or_pr_required'] },
+  'GET /board': { 400: FILTER_REASONS, 403: FILTER_FORBIDDEN },
+  'GET /board/{stateId}': { 400: ['bad_cursor', ...FILTER_REASONS], 403: FILTER_FORBIDDEN },
+  'GET /time': { 400: ['range_limit', 'date_out_of_range'] },
+  'POST /time': { 400: ['ticket_unrouted'], 409: ['before_first_period_note', 'closed_period_log'] },
+  'PATCH /time/{id}': {
+    400: ['negative_minutes', 'correction_fixed'],
+    404: ['unknown_category'],
+    409: ['entry_billed', 'closed_period_edit', 'destination_period_closed', 'before_first_period', 'attribution_diverges'],
+  },
+  'DELETE /time/{id}': { 409: ['closed_period_delete', 'entry_billed'] },
+  'POST /time/{id}/corrections': { 400: ['correction_source', 'net_negative'], 409: ['today_period_closed'] },
+  'GET /documents/{id}/download': {
+    403: ['no_document_access', 'document_forbidden', 'combined_document_forbidden'],
+    404: ['unknown_document', 'file_unavailable'],
+    409: ['document_voided', 'document_redacted'],
+  },
+  'POST /billing/runs': { 404: ['unknown_period'], 409: ['period_open', 'run_in_progress', 'nothing_to_bill'] },
+  'GET /billing/runs': { 400: ['bad_cursor'] },
+  'GET /billing/runs/{id}': { 404: ['unknown_run'] },
+  'GET /billing/runs/{id}/entries': { 400: ['bad_cursor'], 404: ['unknown_run'] },
+  'POST /billing/runs/{id}/void': { 404: ['unknown_run'], 409: ['run_voided', 'run_allocating'] },
+  'POST /billing/banks': { 404: ['unknown_client'], 409: ['bank_exists'] },
+  'POST /billing/banks/{id}/deposits': { 404: ['unknown_bank'] },
+  'GET /clients/{id}/banks': { 404: ['unknown_client'] },
+};
+
+/** Reasons any route with an input can answer 400 with (src/core/validation.ts, src/core/failures.ts). */
+export const INPUT_REASONS = ['validation', 'bad_uuid', 'bad_json', 'bad_request', 'ref_too_long'];
+
+/** The 403 reasons the action's requirements imply (src/core/auth/guards.ts, the ticket rule's own). */
+export function credentialReasons(action: Action): string[] {
+  const r: Requirement = ACTIONS[action];
+  const out: string[] = [];
+  if (r.session || r.reauth) out.push('session_required');
+  // a token restricted to projects is refused outside them (and the Inbox) on any route it may call
+  if (r.scope) out.push('missing_scope', 'project_not_allowed');
+  if (r.staff) out.push('workspace_users_only');
+  if (r.admin || r.reauth) out.push('admin_only');
+  if (r.reauth) out.push('reauth_required');
+  if (typeof r.ticket === 'object') {
+    out.push(r.ticket.reason);
+    if (r.ticket.clients) out.push(r.ticket.clients.reason);
+  }
+  return out;
+}
+
+/** Whether a caller can be refused for a reason the action table does not name (placement rules, a token's allow-list). */
+export const placesTicket = (action: Action): boolean => 'into' in ACTIONS[action];

@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Koa from 'koa';
+import { Router } from '@koa/router';
+import { koaBody } from 'koa-body';
+import { can } from '../core/access/authorize.ts';
+import { assertCsrf } from '../core/auth/csrf.ts';
+import type { Principal } from '../core/auth/principal.ts';
+import { findSession, login, logout, reauthenticate, type Session } from '../core/auth/sessions.ts';
+import { makeCtx, type Ctx } from '../core/ctx.ts';
+import { toAppError } from '../core/failures.ts';
+import { opsPrincipal } from '../core/ops/principal.ts';
+import { clockOf, type Services } from '../core/services.ts';
+import { html } from './html.ts';
+import { layout } from './layout.ts';
+import { billingPages } from './pages/billing.ts';
+import { jobPages } from './pages/jobs.ts';
+import { loginPage } from './pages/login.ts';
+import { otherPages } from './pages/other.ts';
+
+/** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
+const SESSION_COOKIE = 'wt_session';
+
+export interface ConsoleOptions {
+  /** The process's crontab (graphile-worker format), for the crontab view and "run now". */
+  crontab: string;
+  /** The local SMTP catcher's folder; null when mail goes to a real SMTP server. */
+  outboxDir: string | null;
+}
+
+/** What a console page handler gets: the core context of the signed-in operator and the request. */
+export interface OpsRequest {
+  ctx: Ctx;
+  principal: Principal;
+  csrf: string;
+  /** Owner or Admin: action buttons are shown. */
+  canAct: boolean;
+  query: Record<string, string>;
+  body: Record<string, string>;
+  params: Record<string, string>;
+  path: string;
+  options: ConsoleOptions;
+  /** Re-authenticates the session with the password a destructive form asked for, in the page (the ten-minute window). */
+  reauth: (password: string) => Promise<void>;
+}
+
+/** A page answer: HTML, or a redirect after a form post (303, so a reload does not post again). */
+export type Answer = { page: string; status?: number } | { redirect: string };
+export type Handler = (r: OpsRequest) => Promise<Answer>;
+export interface OpsRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  handler: Handler;
+}
+
+const STATIC = Object.fromEntries(
+  ['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))]),
+) as Record<string, Buffer>;
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Where to go after signing in: a console path only (never another site). */
+export const safeNext = (v: unknown) => (typeof v === 'string' && /^\/ops(\/[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : '/ops/jobs');
+
+const flat = (o: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]));
+
+function errorPage(status: number, title: string, message: string, principal?: Principal | null): string {
+  return layout({ title, principal }, html`<p>${message}</p><p><a href="/ops">Back to the console</a></p>`);
+}
+
+/**
+ * The operators' console (issue 13) under /ops: server-rendered pages over the core's operations,
+ * a browser session (the same login and cookie as the API), a CSRF token in every form. Every
+ * other path passes through untouched.
+ */
+export function opsConsole(services: Services, options: ConsoleOptions): Koa.Middleware {
+  const now = clockOf(services);
+  const router = new Router({ prefix: '/ops' });
+  const body = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '64kb' });
+  const secure = (ctx: Koa.Context) => (services.config.COOKIE_SECURE === 'auto' ? ctx.secure : services.config.COOKIE_SECURE === 'true');
+  const guardOf = (ctx: Koa.Context) => (services.loginGuard ? { guard: services.loginGuard, address: ctx.ip } : undefined);
+
+  const send = (ctx: Koa.Context, a: Answer) => {
+    if ('redirect' in a) {
+      ctx.status = 303;
+      ctx.redirect(a.redirect);
+      return;
+    }
+    ctx.status = a.status ?? 200;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = a.page;
+  };
+
+  router.get('/static/:file', (ctx) => {
+    const file = STATIC[ctx.params.file ?? ''];
+    if (!file) return;
+    ctx.type = ctx.params.file!.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = file;
+  });
+  router.get('/login', (ctx) => send(ctx, { page: loginPage(safeNext(ctx.query.next), null) }));
+  router.post('/login', body, async (ctx) => {
+    const form = flat(ctx.request.body);
+    try {
+      const { secret, expiresAt } = await login(
+        { sql: services.sql, now, ttlHours: services.config.SESSION_TTL_HOURS, guard: guardOf(ctx) },
+        { email: form.email, password: form.password },
+      );
+      ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: expiresAt, path: '/' });
+      send(ctx, { redirect: safeNext(form.next) });
+    } catch (err) {
+      const e = toAppError(err);
+      if (!e) throw err;
+      const message = e.code === 'rate_limited' ? 'Too many attempts; wait a moment and try again.' : 'The email or password is wrong.';
+      send(ctx, { page: loginPage(safeNext(form.next), message), status: e.status });
+    }
+  });
+
+  const sessionOf = async (ctx: Koa.Context): Promise<Session | null> => {
+    const secret = ctx.cookies.get(SESSION_COOKIE);
+    return secret ? findSession(services.sql, secret, now()) : null;
+  };
+
+  /** Signed in, CSRF checked on posts, the workspace's principal, `ops.read` allowed: or the answer that says why not. */
+  const guarded = (handler: Handler) => async (ctx: Koa.Context) => {
+    const session = await sessionOf(ctx);
+    if (!session) return send(ctx, { redirect: `/ops/login?next=${encodeURIComponent(ctx.originalUrl)}` });
+    const form = flat(ctx.request.body);
+    if (ctx.method === 'POST') {
+      try {
+        assertCsrf(session, ctx.method, form._csrf || ctx.get('x-csrf-token'));
+      } catch {
+        return send(ctx, { page: errorPage(403, 'Refused', 'This form was not sent with your session’s security token. Reload the page and try again.'), status: 403 });
+      }
+    }
+    const principal = await opsPrincipal(services.sql, session, typeof ctx.query.w === 'string' ? ctx.query.w : null);
+    if (!principal || can(principal, 'ops.read')) {
+      return send(ctx, {
+        page: errorPage(403, 'Not for you', 'The operations console is for owners, admins and billing operators of a workspace.', principal),
+        status: 403,
+      });
+    }
+    const r: OpsRequest = {
+      ctx: makeCtx(services, principal),
+      principal,
+      csrf: session.csrfToken,
+      canAct: can(principal, 'ops.act') === null,
+      query: flat(ctx.query),
+      body: form,
+      params: flat(ctx.params),
+      path: ctx.path,
+      options,
+      reauth: async (password) => {
+        const at = await reauthenticate({ sql: services.sql, now, session, guard: guardOf(ctx) }, { password });
+        r.ctx = makeCtx(services, { ...principal, reauthAt: new Date(at.reauthAt) });
+      },
+    };
+    try {
+      send(ctx, await handler(r));
+    } catch (err) {
+      const e = toAppError(err);
+      if (!e) throw err;
+      if (ctx.method === 'POST' && e.status < 500 && e.code !== 'forbidden') {
+        const back = safeNext(form._back || ctx.get('referer').replace(/^https?:\/\/[^/]+/, ''));
+        return send(ctx, { redirect: withMessage(back, 'err', e.message) });
+      }
+      send(ctx, { page: errorPage(e.status, e.status === 403 ? 'Refused' : e.status === 404 ? 'Not found' : 'Error', e.message, principal), status: e.status });
+    }
+  };
+
+  router.get('/', guarded(() => Promise.resolve({ redirect: '/ops/jobs' })));
+  router.post('/logout', body, async (ctx) => {
+    const session = await sessionOf(ctx);
+    if (session) {
+      assertCsrf(session, 'POST', flat(ctx.request.body)._csrf ?? '');
+      await logout({ sql: services.sql, now, session });
+    }
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: new Date(0), path: '/' });
+    send(ctx, { redirect: '/ops/login' });
+  });
+  for (const route of [...jobPages, ...billingPages, ...otherPages]) {
+    if (route.method === 'GET') router.get(route.path, guarded(route.handler));
+    else router.post(route.path, body, guarded(route.handler));
+  }
+
+  const routes = router.routes();
+  return async (ctx, next) => {
+    if (ctx.path !== '/ops' && !ctx.path.startsWith('/ops/')) return next();
+    ctx.set('Content-Security-Policy', CSP);
+    await routes(ctx as never, async () => {});
+    if (ctx.body === undefined && ctx.status === 404) {
+      send(ctx, { page: errorPage(404, 'Not found', 'There is no such page in the console.'), status: 404 });
+    }
+  };
+}
+
+/** `path` with a notice or error message for the page it leads to. */
+export function withMessage(path: string, kind: 'msg' | 'err', message: string): string {
+  const u = new URL(path, 'http://x');
+  u.searchParams.set(kind, message);
+  return u.pathname + u.search;
+}

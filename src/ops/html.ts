@@ -1,0 +1,56 @@
+/**
+ * HTML built by a tagged template that escapes every interpolated value unless it is already
+ * Html (a nested template): output is escaped by construction, not by remembering to.
+ */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+type Value = Html | string | number | boolean | null | undefined | readonly Value[];
+
+function render(v: Value): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return v.map(render).join('');
+  return escapeHtml(String(v as string | number | boolean));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
+  return new Html(out);
+}
+
+/** A moment in the operator's timezone (set by the page script) with the UTC time on hover. */
+export function when(d: Date | string | null | undefined): Html {
+  if (!d) return html`<span class="muted">never</span>`;
+  const iso = (typeof d === 'string' ? new Date(d) : d).toISOString();
+  const utc = `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+  return html`<time datetime="${iso}" title="${utc}">${utc}</time>`;
+}
+
+/** A duration as people read it. */
+export function ms(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '–';
+  if (n < 1000) return `${n} ms`;
+  if (n < 60_000) return `${(n / 1000).toFixed(1)} s`;
+  return `${Math.round(n / 60_000)} min`;
+}
+
+/** Age of a moment relative to now, in words. */
+export function age(d: Date | null, now: Date): string {
+  if (!d) return '–';
+  const s = Math.max(0, Math.round((now.getTime() - d.getTime()) / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
+export const minutes = (m: number) => `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;

@@ -1,0 +1,34 @@
+// The console's only script: local times, and live refresh of pages with moving numbers.
+(function () {
+  'use strict';
+  function localTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime'));
+      if (!isNaN(d)) t.textContent = d.toLocaleString();
+    });
+  }
+  localTimes(document);
+  var main = document.querySelector('main[data-live]');
+  if (!main) return;
+  var every = Number(main.getAttribute('data-live')) || 5000;
+  var timer = null;
+  function refresh() {
+    // never replace a form the operator is typing in
+    if (document.hidden || (document.activeElement && main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea'))) return;
+    fetch(location.href, { headers: { 'X-Ops-Refresh': '1' }, credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (text) {
+        if (!text) return;
+        var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+        if (!next) return;
+        main.innerHTML = next.innerHTML;
+        localTimes(main);
+        main.setAttribute('data-refreshed', new Date().toISOString());
+      })
+      .catch(function () {});
+  }
+  function start() { if (!timer) timer = setInterval(refresh, every); }
+  function stop() { clearInterval(timer); timer = null; }
+  document.addEventListener('visibilitychange', function () { if (document.hidden) stop(); else { refresh(); start(); } });
+  if (!document.hidden) start();
+})();

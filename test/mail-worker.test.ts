@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorPrincipal } from '../src/core/auth/operator.ts';
+import { makeCtx } from '../src/core/ctx.ts';
+import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { loadSecretBox } from '../src/core/mail/secret-box.ts';
+import { mailCrontab } from '../src/jobs/mail.ts';
+import { crontab } from '../src/jobs/tasks.ts';
+import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
+import { makeLogger } from '../src/log.ts';
+import { eml, startDovecot, type Dovecot } from './helpers/dovecot.ts';
+import { testDb, type TestDb } from './helpers/db.ts';
+import { makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
+import { waitUntil } from './helpers/spawn.ts';
+
+// Issue 12: polling on graphile-worker's crontab. Two worker processes (two runners, each with its
+// own pool and cron) poll each enabled mailbox once per minute's tick, not twice.
+
+const KEY = randomBytes(32).toString('hex');
+process.env.WT_SECRET_KEY = KEY;
+
+let db: TestDb;
+let imap: Dovecot;
+const workers: StartedWorker[] = [];
+
+beforeAll(async () => {
+  [db, imap] = await Promise.all([testDb(), startDovecot()]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await imap?.stop();
+  await db?.close();
+});
+
+/** A workspace whose mailbox reads a folder of its own holding one new message. */
+async function mailboxWithMail(enabled: boolean): Promise<{ ws: Workspace; mailboxId: string }> {
+  const ws = await makeWorkspace(db.sql);
+  const owner = await makeUser(db.sql, ws, { role: 'owner' });
+  const folder = `W${randomBytes(4).toString('hex')}`;
+  await imap.deliver(folder, eml('plain'));
+  const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, ws.slug, owner.email));
+  const box = loadSecretBox({ WT_SECRET_KEY: KEY, DATABASE_URL: db.url, DATA_DIR: '.data' });
+  await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, enabled }, box);
+  const [{ id }] = await db.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws.id}`;
+  return { ws, mailboxId: id };
+}
+
+describe('mail:poll on the crontab', () => {
+  it('is a line of the worker crontab: every minute', () => {
+    expect(mailCrontab).toBe('* * * * * mail:schedule');
+    expect(crontab.split('\n')).toContain(mailCrontab);
+  });
+
+  it('two workers running at once: each tick is scheduled once, and each enabled mailbox polled once, not twice', async () => {
+    const a = await mailboxWithMail(true);
+    const b = await mailboxWithMail(true);
+    const off = await mailboxWithMail(false);
+    const services = {
+      sql: db.sql,
+      now: () => new Date(),
+      log: makeLogger('silent'),
+      pdf: null,
+      mailer: { send: () => Promise.reject(new Error('no mail is sent here')) },
+      mailFrom: 'Support <support@agency.test>',
+    };
+    workers.push(...(await Promise.all([0, 1].map(() => startWorker(db.url, services, { concurrency: 2, pollInterval: 200 })))));
+
+    // registered: graphile-worker knows the crontab entry (and records each tick's execution there)
+    await waitUntil(
+      'the crontab entry to be registered',
+      async () => {
+        const rows = await db.sql`select 1 from graphile_worker._private_known_crontabs where identifier = 'mail:schedule'`;
+        return rows.length === 1;
+      },
+      10_000,
+    );
+
+    // the next minute's tick: one schedule, then one poll per enabled mailbox
+    await waitUntil(
+      'a tick to schedule and run the polls',
+      async () => {
+        const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from job_history where task = 'mail:poll' and outcome = 'succeeded'`;
+        return n >= 2;
+      },
+      75_000,
+      250,
+    );
+    await new Promise((r) => setTimeout(r, 1500)); // room for a second poll, were one ever queued
+
+    const schedules = await db.sql<{ ts: string; outcome: string }[]>`
+      select payload->'_cron'->>'ts' as ts, outcome from job_history where task = 'mail:schedule' order by id`;
+    expect(schedules.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(schedules.map((s) => s.ts)).size, 'a tick scheduled twice').toBe(schedules.length);
+    expect(schedules.every((s) => s.outcome === 'succeeded')).toBe(true);
+
+    const polls = await db.sql<{ mailboxId: string; n: number }[]>`
+      select payload->>'mailboxId' as "mailboxId", count(*)::int as n from job_history where task = 'mail:poll' group by 1 order by 1`;
+    const expected = [a.mailboxId, b.mailboxId].sort().map((mailboxId) => ({ mailboxId, n: schedules.length }));
+    expect(polls).toEqual(expected);
+
+    for (const w of [a, b]) {
+      const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from tickets where workspace_id = ${w.ws.id} and source = 'email'`;
+      expect(n).toBe(1);
+    }
+    const [{ n: none }] = await db.sql<[{ n: number }]>`select count(*)::int as n from tickets where workspace_id = ${off.ws.id}`;
+    expect(none).toBe(0);
+  }, 120_000);
+});
