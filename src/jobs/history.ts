@@ -2,10 +2,16 @@ import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../db/connect.ts';
 
 /** The business objects a payload (or a task's answer) names, recorded with the job's outcome (what the console searches by). */
-function refsOf(payload: unknown): Record<'run_id' | 'timesheet_id' | 'document_id' | 'delivery_id', string | null> {
+function refsOf(payload: unknown): Record<'run_id' | 'timesheet_id' | 'document_id' | 'delivery_id' | 'mailbox_id', string | null> {
   const p = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
   const uuid = (v: unknown) => (typeof v === 'string' && /^[0-9a-f-]{36}$/i.test(v) ? v : null);
-  return { run_id: uuid(p.runId), timesheet_id: uuid(p.timesheetId), document_id: uuid(p.documentId), delivery_id: uuid(p.deliveryId) };
+  return {
+    run_id: uuid(p.runId),
+    timesheet_id: uuid(p.timesheetId),
+    document_id: uuid(p.documentId),
+    delivery_id: uuid(p.deliveryId),
+    mailbox_id: uuid(p.mailboxId),
+  };
 }
 
 /**
@@ -20,13 +26,14 @@ export function recorded(sql: Db, task: Task, onError: (err: unknown) => void): 
     const refs = refsOf(payload);
     const started = Date.now();
     const [row] = await sql<{ id: string }[]>`
-      insert into job_history (job_id, task, job_key, attempt, max_attempts, worker_id, workspace_id, run_id, timesheet_id, document_id, delivery_id, payload)
+      insert into job_history (job_id, task, job_key, attempt, max_attempts, worker_id, workspace_id, run_id, timesheet_id, document_id, delivery_id, mailbox_id, payload)
       values (${job.id}, ${job.task_identifier}, ${job.key}, ${job.attempts}, ${job.max_attempts}, ${job.locked_by},
               coalesce((select workspace_id from billing_runs where id = ${refs.run_id}::uuid),
                        (select workspace_id from timesheets where id = ${refs.timesheet_id}::uuid),
                        (select workspace_id from documents where id = ${refs.document_id}::uuid),
-                       (select workspace_id from document_deliveries where id = ${refs.delivery_id}::uuid)),
-              ${refs.run_id}, ${refs.timesheet_id}, ${refs.document_id}, ${refs.delivery_id},
+                       (select workspace_id from document_deliveries where id = ${refs.delivery_id}::uuid),
+                       (select workspace_id from mailboxes where id = ${refs.mailbox_id}::uuid)),
+              ${refs.run_id}, ${refs.timesheet_id}, ${refs.document_id}, ${refs.delivery_id}, ${refs.mailbox_id},
               ${sql.json((payload ?? null) as never)})
       returning id`.catch((err: unknown) => (onError(err), [] as { id: string }[]));
     const finish = (outcome: 'succeeded' | 'failed', error: string | null, served: unknown = null) => {

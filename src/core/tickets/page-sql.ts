@@ -31,7 +31,8 @@ export function viewersSql(sql: Db): Fragment {
     select json_agg(json_build_object(
              'identityId', vi.id, 'name', vi.name, 'email', vi.email,
              'kind', case when vi.kind = 'agent' or vm.role = 'agent' then 'agent'
-                          when vm.role in ('client', 'client_elevated') then 'client' else 'workspace' end,
+                          -- a sender known only from email (no membership) is outside the workspace: a client person
+                          when vm.role is null or vm.role in ('client', 'client_elevated') then 'client' else 'workspace' end,
              'clientName', vc.name, 'addedBy', ${personOrNull(sql, 'va')}, 'isReporter', vi.id is not distinct from t.reporter_id)
            order by (vi.id is not distinct from t.reporter_id) desc, vv.created_at, vi.id)
     from (select v.identity_id, v.added_by, v.created_at from ticket_viewers v where v.ticket_id = t.id
