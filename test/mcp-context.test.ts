@@ -148,11 +148,10 @@ describe('get_context_pack', () => {
     expect(ids(pack.assigned)).toEqual([]);
     expect(ids(pack.dueSoon)).toEqual([T.dueToday!.id]);
     expect(pack.unbilled.items.map((t: any) => t.title)).toEqual(['Worked on more']);
-    expect(await restricted.fail('get_context_pack', { project: web.id })).toMatchObject({
-      code: 'invalid',
-      reason: 'validation',
-      details: { field: 'project' },
-    });
+    // the core's answer, as over REST (the schema no longer lists the allowed ids), by id or key
+    const outside = { code: 'forbidden', reason: 'project_not_allowed', details: { projectId: web.id } };
+    expect(await restricted.fail('get_context_pack', { project: web.id })).toMatchObject(outside);
+    expect(await restricted.fail('get_context_pack', { project: web.key })).toMatchObject(outside);
     await restricted.close();
   });
 

@@ -6,7 +6,18 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../src/mcp/registry.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { makeProject, makeTicket, makeToken, makeUser, makeWorkspace } from './helpers/factories.ts';
+import {
+  makeBillingRun,
+  makeClient,
+  makeDocument,
+  makeDocumentGrant,
+  makePeriod,
+  makeProject,
+  makeTicket,
+  makeToken,
+  makeUser,
+  makeWorkspace,
+} from './helpers/factories.ts';
 import { cleanEnv } from './helpers/spawn.ts';
 
 /**
@@ -20,6 +31,7 @@ let app: TestApp;
 let token: string;
 let ticket: { humanId: string };
 let home: string;
+let document: { id: string; number: string };
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -28,6 +40,12 @@ beforeAll(async () => {
   const project = await makeProject(app.db.sql, ws, { members: [{ person: member }] });
   ticket = await makeTicket(app.db.sql, ws, { projectId: project.id, title: 'Seen by the Inspector' });
   token = (await makeToken(app.db.sql, ws, member)).token;
+  // a timesheet the member may download (a grant for its client): a resource the Inspector lists
+  const client = await makeClient(app.db.sql, ws, { name: 'Inspected' });
+  const period = await makePeriod(app.db.sql, ws, { start: '2025-01-01', end: '2025-01-31', closed: true });
+  const run = await makeBillingRun(app.db.sql, ws, { periodId: period.id });
+  document = await makeDocument(app.db.sql, ws, { runId: run.id, clientId: client.id, number: 'INSP-2025-0001' });
+  await makeDocumentGrant(app.db.sql, ws, client.id, member);
   home = await mkdtemp(path.join(os.tmpdir(), 'wt-inspector-'));
 });
 afterAll(async () => {
@@ -60,6 +78,19 @@ describe('MCP Inspector CLI', () => {
     const out = await inspector('--method', 'tools/call', '--tool-name', 'search_tickets', '--tool-arg', `query=${ticket.humanId}`);
     expect(out.isError).toBeFalsy();
     expect(out.structuredContent.items.map((t: any) => t.title)).toEqual(['Seen by the Inspector']);
+  }, 90_000);
+
+  it('resources/list shows the downloadable document; resources/read reads it and a ticket through the template', async () => {
+    const listed = await inspector('--method', 'resources/list');
+    expect(listed.resources).toEqual([
+      expect.objectContaining({ uri: `worktracker://documents/${document.id}`, name: 'INSP-2025-0001.html', mimeType: expect.stringMatching(/^text\/html/) }),
+    ]);
+    const read = await inspector('--method', 'resources/read', '--uri', `worktracker://documents/${document.id}`);
+    expect(read.contents).toEqual([expect.objectContaining({ uri: `worktracker://documents/${document.id}`, text: '<p>INSP-2025-0001</p>' })]);
+    const templates = await inspector('--method', 'resources/templates/list');
+    expect(templates.resourceTemplates.map((t: any) => t.uriTemplate)).toContain('worktracker://tickets/{humanId}');
+    const page = await inspector('--method', 'resources/read', '--uri', `worktracker://tickets/${ticket.humanId}`);
+    expect(JSON.parse(page.contents[0].text)).toMatchObject({ humanId: ticket.humanId, title: 'Seen by the Inspector' });
   }, 90_000);
 
   it('a domain error reaches it as an isError result with the REST code and reason', async () => {

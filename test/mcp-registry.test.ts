@@ -49,12 +49,12 @@ describe('MCP tool registry', () => {
       const def = allTools.find((t) => t.name === tool.name)!;
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description!.length, tool.name).toBeGreaterThan(30);
-      expect(tool.annotations, tool.name).toEqual({
-        readOnlyHint: !def.writes,
-        destructiveHint: Boolean(def.destructive),
-        idempotentHint: Boolean(def.idempotent),
-        openWorldHint: false,
-      });
+      // hints the specification implies are left out: destructive/idempotent only on writing tools, idempotent only when true
+      expect(tool.annotations, tool.name).toEqual(
+        def.writes
+          ? { readOnlyHint: false, destructiveHint: Boolean(def.destructive), ...(def.idempotent ? { idempotentHint: true } : {}), openWorldHint: false }
+          : { readOnlyHint: true, openWorldHint: false },
+      );
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.inputSchema.type, tool.name).toBe('object');
       for (const [arg, schema] of Object.entries(tool.inputSchema.properties ?? {})) {

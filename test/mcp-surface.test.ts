@@ -56,7 +56,7 @@ describe('the token decides the tool surface', () => {
     expect(props(byName(tools, 'create_ticket')).project.type).toBe('string');
   });
 
-  it('a one-project allow-list: project arguments are that project and default to it', async () => {
+  it('a one-project allow-list: project arguments take a key, name or id and default to that project', async () => {
     const t = (await makeToken(app.db.sql, ws, member, { projectIds: [web.id] })).token;
     const tools = await listTools(t);
     for (const [tool, arg] of [
@@ -65,7 +65,9 @@ describe('the token decides the tool surface', () => {
       ['search_tickets', 'project'],
       ['get_context_pack', 'project'],
     ] as const) {
-      expect(props(byName(tools, tool))[arg], `${tool}.${arg}`).toMatchObject({ enum: [web.id], default: web.id });
+      // no enum of ids: the key the results show is accepted (issue 14)
+      expect(props(byName(tools, tool))[arg], `${tool}.${arg}`).toMatchObject({ type: 'string', default: web.id });
+      expect(props(byName(tools, tool))[arg].enum, `${tool}.${arg}`).toBeUndefined();
       expect(byName(tools, tool).inputSchema.required ?? []).not.toContain(arg);
     }
     expect(props(byName(tools, 'search_tickets')).queue).toBeUndefined();
@@ -74,16 +76,20 @@ describe('the token decides the tool surface', () => {
     const s = await mcpSession(app, t);
     const created = await s.ok('create_ticket', { title: 'Defaults to the only project' });
     expect(created.humanId).toMatch(new RegExp(`^${web.key}-`));
-    // another project is refused by the schema, before anything is looked up
+    expect((await s.ok('create_ticket', { project: web.key, title: 'By key' })).humanId).toMatch(new RegExp(`^${web.key}-`));
+    // another project is refused by the core, by id as by key, and nothing is created there
     const e = await s.fail('create_ticket', { project: api.id, title: 'Elsewhere' });
-    expect(e).toMatchObject({ code: 'invalid', reason: 'validation', details: { field: 'project' } });
+    expect(await s.fail('create_ticket', { project: api.key, title: 'Elsewhere' })).toEqual(e);
+    expect(e.code).not.toBe('internal');
+    expect(await app.db.sql`select 1 from tickets where project_id = ${api.id} and title = 'Elsewhere'`).toHaveLength(0);
     await s.close();
   });
 
-  it('a two-project allow-list: project is one of them, with no default', async () => {
+  it('a two-project allow-list: project is required, with no default', async () => {
     const tools = await listTools((await makeToken(app.db.sql, ws, member, { projectIds: [web.id, api.id] })).token);
     const project = props(byName(tools, 'create_ticket')).project;
-    expect(project.enum.sort()).toEqual([web.id, api.id].sort());
+    expect(project.type).toBe('string');
+    expect(project.enum).toBeUndefined();
     expect(project.default).toBeUndefined();
     expect(byName(tools, 'create_ticket').inputSchema.required).toContain('project');
   });

@@ -64,7 +64,7 @@ describe('MCP over Streamable HTTP', () => {
     const client = await mcpClient(app, token);
     const { tools } = await client.listTools();
     const wf = tools.find((t) => t.name === 'get_workflow')!;
-    expect(wf.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(wf.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(wf.outputSchema).toBeDefined();
     const result = await client.callTool({ name: 'get_workflow', arguments: {} });
     expect(result.isError).toBeFalsy();

@@ -100,7 +100,7 @@ export function mcpRoutes(deps: Services) {
       secret = bearerSecret(ctx.get('authorization'));
       principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp' };
     } catch (err) {
-      throw withChallenge(err, ctx.origin);
+      throw withChallenge(err, `${ctx.protocol}://${ctx.host}`);
     }
     if (await limitMcpRequest(deps, ctx, principal)) return;
     const body: unknown = ctx.request.body;

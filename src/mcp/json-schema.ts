@@ -80,17 +80,29 @@ function inlineSmallDefinitions(schema: Json): Json {
 
 /**
  * An output schema that also admits the error result's structuredContent ({code, reason, message,
- * details}): the success fields are not required at the top level. The SDK's own client (1.x)
- * validates structuredContent against the output schema even when `isError` is set
- * (typescript-sdk issue #1943), so a required success field would turn every domain error into a
- * protocol failure on such a client. A branch per outcome (`anyOf` of the success's `required`
- * and the error's) restated every field name of every tool on each tools/list, 2.6 KB a model
- * does not need: `properties` names the fields, the tool's own zod schema checks each result
- * before it goes out, and nested objects keep their `required`.
+ * details}), with no `required` list at any depth. The SDK's own client (1.x) validates
+ * structuredContent against the output schema even when `isError` is set (typescript-sdk issue
+ * #1943), so a required success field would turn every domain error into a protocol failure on
+ * such a client. A branch per outcome (`anyOf` of the success's `required` and the error's)
+ * restated every field name of every tool on each tools/list (2.6 KB), and the nested objects'
+ * `required` lists restated them again (a ticket summary's eight names in every list tool): a
+ * model reads the fields from `properties`, and the tool's own zod schema checks every result,
+ * nested objects included, before it goes out.
  */
 export function admitErrors(schema: Json): Json {
-  const { required: _required, ...rest } = schema;
-  return rest;
+  return withoutRequired(schema) as Json;
+}
+
+function withoutRequired(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutRequired);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    // `required` as a list of names; a property that happens to be called "required" stays
+    if (k === 'required' && Array.isArray(v)) continue;
+    out[k] = withoutRequired(v);
+  }
+  return out;
 }
 
 /**

@@ -72,12 +72,7 @@ export function prepareSurface(surface: Surface, opts: McpOptions): PreparedSurf
       description: def.description,
       inputSchema: toolJsonSchema(input, 'input') as Tool['inputSchema'],
       outputSchema: admitErrors(toolJsonSchema(def.output, 'output')) as Tool['outputSchema'],
-      annotations: {
-        readOnlyHint: !def.writes,
-        destructiveHint: Boolean(def.destructive),
-        idempotentHint: Boolean(def.idempotent),
-        openWorldHint: false,
-      },
+      annotations: annotationsOf(def),
     };
     return { def, input, listed };
   });
@@ -85,6 +80,16 @@ export function prepareSurface(surface: Surface, opts: McpOptions): PreparedSurf
   const entry = { tools: new Map(tools.map((t) => [t.def.name, t])), listing: tools.map((t) => t.listed) };
   prepared.set(key, entry);
   return entry;
+}
+
+/**
+ * A tool's hints without what the MCP specification already implies: destructive and idempotent
+ * mean something only for a tool that writes (readOnlyHint false), and idempotent false is the
+ * default. destructiveHint (default true) and openWorldHint (default true) are always said.
+ */
+function annotationsOf(def: ToolDef): Tool['annotations'] {
+  if (!def.writes) return { readOnlyHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: Boolean(def.destructive), ...(def.idempotent ? { idempotentHint: true } : {}), openWorldHint: false };
 }
 
 /**

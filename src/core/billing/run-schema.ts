@@ -49,9 +49,7 @@ export const runPreviewSchema = describing<RunPreview>()(
           clientId: uuidOut,
           clientName: z.string(),
           ...lineTotals,
-          projects: z.array(
-            z.object({ projectId: uuidOut, projectKey: z.string(), projectName: z.string(), ...lineTotals, entryIds: z.array(uuidOut) }),
-          ),
+          projects: z.array(z.object({ projectId: uuidOut, projectKey: z.string(), projectName: z.string(), ...lineTotals, entryIds: z.array(uuidOut) })),
           banks: z.array(z.object({ bankId: uuidOut, name: z.string(), minutes: z.number().int() })),
           documents: z.array(z.object({ scope: z.enum(['combined', 'project']), projectId: uuidOut.nullable() })),
         }),

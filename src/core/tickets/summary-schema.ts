@@ -10,9 +10,7 @@ const keyed = z.object({ id: uuidOut, key: z.string(), name: z.string() });
 const category = z.enum(['open', 'closed']);
 
 export const personRefSchema = describing<PersonRef>()(
-  z
-    .object({ id: uuidOut, name: z.string(), clientName: z.string().nullable().describe("The person's client, for client users.") })
-    .meta({ id: 'PersonRef' }),
+  z.object({ id: uuidOut, name: z.string(), clientName: z.string().nullable().describe("The person's client, for client users.") }).meta({ id: 'PersonRef' }),
 );
 
 export const ticketSummarySchema = describing<TicketSummary>()(

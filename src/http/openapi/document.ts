@@ -114,7 +114,11 @@ function operation(r: TableRoute, components: SchemaComponents, closed: boolean)
 
 export function operationIdOf(r: TableRoute): string {
   const action = r.route.action;
-  const fromPath = () => `${r.method}_${r.path}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_$/, '');
+  const fromPath = () =>
+    `${r.method}_${r.path}`
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/_$/, '');
   return OPERATION_ID_OF_ROUTE[r.key] ?? (isAction(action) ? (TOOL_OF_ACTION[action] ?? operationIdOfAction(action)) : fromPath());
 }
 

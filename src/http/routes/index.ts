@@ -17,8 +17,13 @@ import { timeRoutes } from './time.ts';
 import { workspaceRoutes } from './workspace.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
-/** Routes outside a workspace, each group on its own router: health, the browser session, the OpenAPI document. */
-export const rootGroups: RouteGroup[] = [{ routes: healthRoutes }, { prefix: '/api/auth', routes: sessionRoutes }, { routes: openApiRoutes }, { routes: wellKnownRoutes }];
+/** Routes outside a workspace, each group on its own router: health, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
+export const rootGroups: RouteGroup[] = [
+  { routes: healthRoutes },
+  { prefix: '/api/auth', routes: sessionRoutes },
+  { routes: openApiRoutes },
+  { routes: wellKnownRoutes },
+];
 
 export const WORKSPACE_PREFIX = '/api/w/:slug';
 

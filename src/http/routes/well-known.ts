@@ -6,7 +6,7 @@ import { defineRoute } from '../route-table.ts';
 function answer(ctx: AppContext) {
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Cache-Control', 'public, max-age=3600');
-  ctx.body = protectedResourceMetadata(ctx.origin);
+  ctx.body = protectedResourceMetadata(`${ctx.protocol}://${ctx.host}`);
 }
 
 /**
