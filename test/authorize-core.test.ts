@@ -61,6 +61,9 @@ import { getWorkflow } from '../src/core/workflow/get.ts';
 import { listPeople } from '../src/core/people/list.ts';
 import { listProjects } from '../src/core/projects/list.ts';
 import type { Db } from '../src/db/connect.ts';
+import { opsVoidRun } from '../src/core/ops/billing.ts';
+import { actOnJob } from '../src/core/ops/job-actions.ts';
+import { queueCounts } from '../src/core/ops/jobs.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import {
   addViewers as makeViewers,
@@ -245,6 +248,9 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'mailbox.write': (ctx) => Promise.all([setMailbox(ctx, { host: 'imap.example.test', port: 993, secure: true, user: 'probe' }, null), deleteMailbox(ctx)]),
   'mailbox.poll': (ctx) => requestPoll(ctx),
   'mailbox.messages': (ctx) => listIntakeMessages(ctx, {}),
+  'ops.read': (ctx) => queueCounts(ctx),
+  'ops.act': (ctx) => actOnJob(ctx, 'retry', { jobId: '1' }),
+  'ops.destroy': (ctx) => opsVoidRun(ctx, { runId: randomUUID(), reason: 'probe', confirmation: 'VOID' }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
   'tokens.revoke': (ctx) => revokeToken(ctx, randomUUID()),

@@ -1,25 +1,17 @@
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../src/core/documents/pdf.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 /** /api/docs renders the document in a real headless Chromium, from this origin only (no CDN). */
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 
 let app: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
   app = await startTestApp();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 });
 afterAll(async () => {
   await browser?.close();

@@ -29,7 +29,14 @@ beforeAll(async () => {
   app = await startTestApp();
   smtp = await startSmtpSink();
   smtp.program(answerAt('rcpt', { code: 550, text: 'Mailbox unavailable' }));
-  const services = { sql: app.db.sql, now: () => new Date(), log: makeLogger('silent'), pdf: null, mailer: createMailer({ SMTP_URL: smtp.url }), mailFrom: 'Billing <billing@agency.test>' };
+  const services = {
+    sql: app.db.sql,
+    now: () => new Date(),
+    log: makeLogger('silent'),
+    pdf: null,
+    mailer: createMailer({ SMTP_URL: smtp.url }),
+    mailFrom: 'Billing <billing@agency.test>',
+  };
   worker = await startWorker(app.db.url, services, { concurrency: 2, pollInterval: 100 });
   w = await makeBillingWorld(app);
   operator = await makeUser(app.db.sql, w.ws, { role: 'member', name: 'Rita Readonly' });
@@ -48,13 +55,17 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** Clicks a button that submits a form and waits for the page it leads to. */
+async function submit(p: Page, button: ReturnType<Page['getByRole']>) {
+  await Promise.all([p.waitForNavigation(), button.click()]);
+}
+
 async function signIn(p: Page, who: Person, path = '/ops') {
   await p.goto(app.base + path);
   expect(new URL(p.url()).pathname).toBe('/ops/login');
   await p.getByLabel('Email').fill(who.email);
   await p.getByLabel('Password').fill(who.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForLoadState();
+  await submit(p, p.getByRole('button', { name: 'Sign in' }));
 }
 
 it('signs in through the login form and goes back where the operator was going', async () => {
@@ -93,8 +104,7 @@ it('starts a run from the dry-run preview, sees a refused delivery fail, resends
   expect(await failed.textContent()).toContain('Mailbox unavailable');
 
   smtp.program(null);
-  await failed.getByRole('button', { name: 'Resend' }).click();
-  await page.waitForLoadState();
+  await submit(page, failed.getByRole('button', { name: 'Resend' }));
   expect(await page.getByRole('status').textContent()).toContain('queued to be sent again');
   // no reload: the live refresh shows the delivery turning sent
   await page.locator(`li[data-delivery="${deliveryId}"] .state-sent`).waitFor({ timeout: 30_000 });
@@ -105,7 +115,9 @@ it('starts a run from the dry-run preview, sees a refused delivery fail, resends
 
 it('retries a failed job found by its job key; the retry adds a history row linked to the failed attempt', async () => {
   await app.db.sql`select graphile_worker.add_job('billing:allocate', '{"runId":"not-a-run"}'::json, job_key => 'ops-retry-me', max_attempts => 1)`;
-  await expect.poll(async () => (await app.db.sql`select 1 from job_history where job_key = 'ops-retry-me' and outcome = 'failed'`).length, { timeout: 30_000 }).toBe(1);
+  await expect
+    .poll(async () => (await app.db.sql`select 1 from job_history where job_key = 'ops-retry-me' and outcome = 'failed'`).length, { timeout: 30_000 })
+    .toBe(1);
   await page.goto(`${app.base}/ops/jobs`);
   await checkBothSizes(page, 'ops-jobs');
   await page.getByLabel('Search jobs').fill('ops-retry-me');
@@ -117,8 +129,7 @@ it('retries a failed job found by its job key; the retry adds a history row link
   await link.click();
   await page.waitForURL(`**/ops/jobs/${jobId}`);
   await checkBothSizes(page, 'ops-job');
-  await page.getByRole('button', { name: 'Retry' }).click();
-  await page.waitForLoadState();
+  await submit(page, page.getByRole('button', { name: 'Retry' }));
   expect(await page.getByRole('status').textContent()).toContain('retry queued');
   await expect.poll(async () => (await app.db.sql`select 1 from job_history where job_id = ${jobId}`).length, { timeout: 30_000 }).toBe(2);
   const attempts = await app.db.sql<{ id: string; follows_id: string | null; attempt: number; outcome: string }[]>`
@@ -142,19 +153,16 @@ it('voids a run with the typed confirmation, a reason and the password asked in 
   await page.goto(`${app.base}/ops/billing/runs/${runId}`);
   await page.getByLabel('Reason').fill('Wrong rates for Acme');
   await page.getByLabel('Type VOID to confirm').fill('void it');
-  await page.getByRole('button', { name: 'Void run' }).click();
-  await page.waitForLoadState();
+  await submit(page, page.getByRole('button', { name: 'Void run' }));
   expect(await page.getByRole('alert').textContent()).toContain('Re-authenticate');
   await page.getByLabel('Reason').fill('Wrong rates for Acme');
   await page.getByLabel('Type VOID to confirm').fill('void it');
   await page.getByLabel(/Your password/).fill(w.owner.password);
-  await page.getByRole('button', { name: 'Void run' }).click();
-  await page.waitForLoadState();
+  await submit(page, page.getByRole('button', { name: 'Void run' }));
   expect(await page.getByRole('alert').textContent()).toContain('Type VOID');
   await page.getByLabel('Reason').fill('Wrong rates for Acme');
   await page.getByLabel('Type VOID to confirm').fill('VOID');
-  await page.getByRole('button', { name: 'Void run' }).click();
-  await page.waitForLoadState();
+  await submit(page, page.getByRole('button', { name: 'Void run' }));
   expect(await page.getByRole('status').textContent()).toContain('The run was voided.');
   expect(await page.locator('[data-run-status]').textContent()).toBe('voided');
   const [run] = await app.db.sql`select status, void_reason from billing_runs where id = ${runId}`;
@@ -190,7 +198,9 @@ it('lists every action on the audit page, newest first', async () => {
   expect(first).toContain('billing.run.void');
   await checkBothSizes(page, 'ops-audit');
   await page.goto(`${app.base}/ops/outbox`);
-  expect(await page.getByText('Mail goes to a real SMTP server').count()).toBe(1);
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Outbox');
+  expect(await page.getByText('What the local SMTP catcher received').count()).toBe(1);
+  await checkBothSizes(page, 'ops-outbox');
 }, 60_000);
 
 it('gives the read-only operator every page without an action, and refuses a direct post', async () => {
@@ -206,7 +216,8 @@ it('gives the read-only operator every page without an action, and refuses a dir
   await checkBothSizes(p, 'ops-readonly-jobs');
   const csrf = await p.locator('meta[name=csrf-token]').getAttribute('content');
   const status = await p.evaluate(
-    async ([url, token]) => (await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `_csrf=${token}&jobId=1` })).status,
+    async ([url, token]) =>
+      (await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `_csrf=${token}&jobId=1` })).status,
     [`${app.base}/ops/jobs/retry`, csrf],
   );
   expect(status).toBe(403);

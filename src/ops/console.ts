@@ -53,11 +53,10 @@ export interface OpsRoute {
   handler: Handler;
 }
 
-const STATIC = Object.fromEntries(
-  ['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))]),
-) as Record<string, Buffer>;
+const STATIC = Object.fromEntries(['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))])) as Record<string, Buffer>;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Where to go after signing in: a console path only (never another site). */
 export const safeNext = (v: unknown) => (typeof v === 'string' && /^\/ops(\/[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : '/ops/jobs');
@@ -66,7 +65,11 @@ const flat = (o: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]));
 
 function errorPage(status: number, title: string, message: string, principal?: Principal | null): string {
-  return layout({ title, principal }, html`<p>${message}</p><p><a href="/ops">Back to the console</a></p>`);
+  return layout(
+    { title, principal },
+    html`<p>${message}</p>
+      <p><a href="/ops">Back to the console</a></p>`,
+  );
 }
 
 /**
@@ -131,7 +134,10 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       try {
         assertCsrf(session, ctx.method, form._csrf || ctx.get('x-csrf-token'));
       } catch {
-        return send(ctx, { page: errorPage(403, 'Refused', 'This form was not sent with your session’s security token. Reload the page and try again.'), status: 403 });
+        return send(ctx, {
+          page: errorPage(403, 'Refused', 'This form was not sent with your session’s security token. Reload the page and try again.'),
+          status: 403,
+        });
       }
     }
     const principal = await opsPrincipal(services.sql, session, typeof ctx.query.w === 'string' ? ctx.query.w : null);
@@ -160,8 +166,14 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       send(ctx, await handler(r));
     } catch (err) {
       const e = toAppError(err);
-      if (!e) throw err;
-      if (ctx.method === 'POST' && e.status < 500 && e.code !== 'forbidden') {
+      if (!e) {
+        services.log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'ops: unhandled error');
+        if (process.env.OPS_DEBUG) console.error(err);
+        const quote = `Something went wrong. Quote request id ${String(ctx.state.requestId)} when reporting it.`;
+        return send(ctx, { page: errorPage(500, 'Error', quote, principal), status: 500 });
+      }
+      // a refusal the operator can fix in the page (re-authenticate) goes back to it with the message
+      if (ctx.method === 'POST' && e.status < 500 && (e.code !== 'forbidden' || e.details?.reason === 'reauth_required')) {
         const back = safeNext(form._back || ctx.get('referer').replace(/^https?:\/\/[^/]+/, ''));
         return send(ctx, { redirect: withMessage(back, 'err', e.message) });
       }
@@ -169,7 +181,10 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     }
   };
 
-  router.get('/', guarded(() => Promise.resolve({ redirect: '/ops/jobs' })));
+  router.get(
+    '/',
+    guarded(() => Promise.resolve({ redirect: '/ops/jobs' })),
+  );
   router.post('/logout', body, async (ctx) => {
     const session = await sessionOf(ctx);
     if (session) {

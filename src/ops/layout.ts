@@ -25,49 +25,65 @@ const SECTIONS = [
 export function layout(o: PageOptions, body: Html): string {
   const p = o.principal;
   const nav = p
-    ? html`<nav aria-label="Console"><ul>${SECTIONS.map(
-        ([k, label]) => html`<li><a href="/ops/${k}" ${o.section === k ? html`aria-current="page"` : ''}>${label}</a></li>`,
-      )}</ul></nav>`
+    ? html`<nav aria-label="Console">
+        <ul>
+          ${SECTIONS.map(([k, label]) => html`<li><a href="/ops/${k}" ${o.section === k ? html`aria-current="page"` : ''}>${label}</a></li>`)}
+        </ul>
+      </nav>`
     : '';
   const who = p
     ? html`<p class="who">${p.name} · ${p.slug} · ${p.role}${p.flags?.has('billingOperator') ? ' (billing operator)' : ''}
         <form method="post" action="/ops/logout" class="inline"><input type="hidden" name="_csrf" value="${o.csrf ?? ''}"><button type="submit" class="link">Sign out</button></form></p>`
     : '';
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-${o.csrf ? html`<meta name="csrf-token" content="${o.csrf}">` : ''}
-<title>${o.title} · Operations console</title>
-<link rel="stylesheet" href="/ops/static/ops.css">
-<script src="/ops/static/ops.js" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header><p class="brand"><a href="/ops">Operations console</a></p>${nav}${who}</header>
-<main id="main" ${o.live ? html`data-live="5000"` : ''}>
-<h1>${o.title}</h1>
-${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
-${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
-${body}
-</main>
-</body>
-</html>`.text;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        ${o.csrf ? html`<meta name="csrf-token" content="${o.csrf}" />` : ''}
+        <title>${o.title} · Operations console</title>
+        <link rel="stylesheet" href="/ops/static/ops.css" />
+        <script src="/ops/static/ops.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header>
+          <p class="brand"><a href="/ops">Operations console</a></p>
+          ${nav}${who}
+        </header>
+        <main id="main" ${o.live ? html`data-live="5000"` : ''}>
+          <h1>${o.title}</h1>
+          ${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''} ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''} ${body}
+        </main>
+      </body>
+    </html>`.text;
 }
 
 /** A form that posts an action with the session's CSRF token. */
 export function actionForm(action: string, csrf: string, label: string, fields: Record<string, string> = {}, cls = ''): Html {
   return html`<form method="post" action="${action}" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}">
-${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
-<button type="submit" class="${cls}">${label}</button></form>`;
+    <input type="hidden" name="_csrf" value="${csrf}" />
+    ${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
+    <button type="submit" class="${cls}">${label}</button>
+  </form>`;
 }
 
 /** A table, or the sentence saying there is nothing to show. */
 export function table(caption: string, head: string[], rows: Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="scroll"><table><caption>${caption}</caption>
-<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-<tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll">
+    <table>
+      <caption>
+        ${caption}
+      </caption>
+      <thead>
+        <tr>
+          ${head.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
 }

@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { CHROMIUM_ARGS } from '../../src/core/documents/pdf.ts';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** Debian's Chromium; a browser test fails (never skips) without it. */
 export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM} (apt-get install chromium): the console's browser tests cannot run`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
 export const DESKTOP = { width: 1280, height: 800 };
@@ -26,9 +26,13 @@ const SHOTS = resolve(import.meta.dirname, '../../.data/screenshots');
 export async function checkPage(page: Page, name: string): Promise<void> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe;
     const r = await axe.run(document);
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   expect(violations, `axe on ${name}`).toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -41,7 +45,10 @@ export async function checkPage(page: Page, name: string): Promise<void> {
 
 /** Checks the page at both sizes the console is made for. */
 export async function checkBothSizes(page: Page, name: string): Promise<void> {
-  for (const [label, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(size);
     await checkPage(page, `${name}-${label}`);
   }

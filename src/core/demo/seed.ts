@@ -87,6 +87,8 @@ async function createDemoData(sql: Db): Promise<void> {
     });
   }
   await sql`update memberships set category_id = ${dev!.id} where workspace_id = ${ws} and identity_id in (${ids.member}, ${ids.admin})`;
+  // the demo member reads the operators' console (/ops) as a billing operator
+  await sql`update memberships set billing_operator = true where workspace_id = ${ws} and identity_id = ${ids.member}`;
   await addProjectMember(sql, { workspaceId: ws, projectId: web, identityId: ids.member, access: 'full', isManager: true, categoryId: design!.id });
   await addProjectMember(sql, { workspaceId: ws, projectId: app, identityId: ids.member, access: 'limited' });
   await addProjectMember(sql, { workspaceId: ws, projectId: web, identityId: ids.agent, access: 'full' });

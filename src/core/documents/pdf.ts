@@ -6,8 +6,8 @@ import type { PdfRenderer } from './pdf-renderer.ts';
 /** Where Debian and Ubuntu put their chromium; we never download a browser. */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
-// As checked on this machine kind (../shared/MACHINE-NOTES.md); /dev/shm is small in containers.
-const ARGS = [
+/** Chromium's flags, as checked on this machine kind (../shared/MACHINE-NOTES.md); /dev/shm is small in containers. */
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -97,7 +97,7 @@ class ChromiumPdfRenderer implements PdfRenderer {
   async #launch(): Promise<Browser> {
     const started = performance.now();
     // The worker handles the process's signals and closes us; playwright must not kill the browser on its own.
-    const browser = await chromium.launch({ executablePath: this.path, args: ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    const browser = await chromium.launch({ executablePath: this.path, args: CHROMIUM_ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
     this.log.info({ path: this.path, ms: Math.round(performance.now() - started) }, 'Chromium launched for pdf documents');
     return browser;
   }

@@ -6,7 +6,12 @@ import { parseInput } from '../validation.ts';
 import { audited } from './audit.ts';
 import { failedWhere, inWorkspace, JOBS, parseFailedFilter, type FailedFilter } from './jobs.ts';
 
-const jobIdInput = z.object({ jobId: z.string().regex(/^\d{1,18}$/).describe('The job (graphile-worker id).') });
+const jobIdInput = z.object({
+  jobId: z
+    .string()
+    .regex(/^\d{1,18}$/)
+    .describe('The job (graphile-worker id).'),
+});
 const describeFilter = (f: FailedFilter) =>
   Object.entries(f)
     .map(([k, v]) => `${k}=${String(v)}`)

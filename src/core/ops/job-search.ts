@@ -47,7 +47,12 @@ const LIVE = (ctx: Ctx) => ctx.sql`
   j.locked_by as "lockedBy", j.last_error as "lastError", j.payload`;
 
 export const searchInput = z.object({
-  q: z.string().trim().min(1).max(200).describe('A task, queue, job key, text of the payload, or the id of a client, billing run, document, delivery or mailbox.'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('A task, queue, job key, text of the payload, or the id of a client, billing run, document, delivery or mailbox.'),
 });
 
 /**
@@ -79,7 +84,12 @@ export async function searchJobs(ctx: Ctx, raw: unknown): Promise<{ live: LiveJo
   return { live: [...live], history: [...history] };
 }
 
-const jobInput = z.object({ jobId: z.string().regex(/^\d{1,18}$/).describe('The job (graphile-worker id).') });
+const jobInput = z.object({
+  jobId: z
+    .string()
+    .regex(/^\d{1,18}$/)
+    .describe('The job (graphile-worker id).'),
+});
 
 /** One job: the queued job while it exists, and every attempt it made (what each produced). */
 export async function jobDetail(ctx: Ctx, raw: unknown): Promise<{ job: LiveJob | null; attempts: Attempt[] }> {

@@ -16,8 +16,7 @@ export const JOBS = (sql: Db) => sql`graphile_worker._private_jobs j
   left join graphile_worker._private_job_queues q on q.id = j.job_queue_id`;
 
 /** The jobs the caller's workspace may see (and act on). */
-export const inWorkspace = (sql: Db, workspaceId: string) =>
-  sql`(ops_job_workspace(j.payload) = ${workspaceId}::uuid or ops_job_workspace(j.payload) is null)`;
+export const inWorkspace = (sql: Db, workspaceId: string) => sql`(ops_job_workspace(j.payload) = ${workspaceId}::uuid or ops_job_workspace(j.payload) is null)`;
 
 export interface QueueCount {
   task: string;
@@ -109,7 +108,10 @@ export interface FailedJob {
 }
 
 /** Failed jobs grouped by error message, and the first page of those the filter selects. */
-export async function failedJobs(ctx: Ctx, raw: unknown): Promise<{ groups: { error: string; task: string; count: number }[]; jobs: FailedJob[]; total: number }> {
+export async function failedJobs(
+  ctx: Ctx,
+  raw: unknown,
+): Promise<{ groups: { error: string; task: string; count: number }[]; jobs: FailedJob[]; total: number }> {
   authorize(ctx, 'ops.read');
   const f = parseFailedFilter(raw);
   const { sql, principal: p } = ctx;

@@ -31,7 +31,11 @@ export async function listOutbox(ctx: Ctx, dir: string | null, limit = 50): Prom
     if (err.code === 'ENOENT') return [] as string[];
     throw err;
   });
-  const newest = names.filter((n) => n.endsWith('.eml')).sort().reverse().slice(0, limit);
+  const newest = names
+    .filter((n) => n.endsWith('.eml'))
+    .sort()
+    .reverse()
+    .slice(0, limit);
   return Promise.all(
     newest.map(async (file) => {
       const path = join(dir, file);

@@ -19,14 +19,14 @@ export async function taskStats(ctx: Ctx): Promise<{ stats: TaskStats[]; hourly:
   const scope = sql`h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
     and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)`;
   const stats = await sql<TaskStats[]>`
-    select h.task, w.window, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed,
+    select h.task, w.name as window, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed,
            percentile_cont(0.5) within group (order by h.duration_ms)::int as "p50Ms",
            percentile_cont(0.95) within group (order by h.duration_ms)::int as "p95Ms"
     from job_history h
-    join (values ('1h', interval '1 hour'), ('24h', interval '1 day'), ('7d', interval '7 days')) w(window, span)
+    join (values ('1h', interval '1 hour'), ('24h', interval '1 day'), ('7d', interval '7 days')) w(name, span)
       on h.started_at > ${now}::timestamptz - w.span
     where ${scope}
-    group by h.task, w.window order by h.task, w.window`;
+    group by h.task, w.name order by h.task, w.name`;
   const hourly = await sql<{ task: string; hour: Date; finished: number; failed: number }[]>`
     select h.task, date_trunc('hour', h.started_at) as hour, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
     from job_history h where ${scope} and h.started_at > ${now}::timestamptz - interval '1 day'

@@ -26,47 +26,111 @@ async function jobsPage(r: OpsRequest) {
     crontabView(r.ctx, r.options.crontab),
   ]);
   const countRows = counts.map(
-    (c) => html`<tr><td>${c.task}</td><td>${c.queue ?? '–'}</td><td class="num">${c.waiting}</td><td class="num">${c.scheduled}</td>
-<td class="num">${c.running}</td><td class="num">${c.failed}</td><td>${age(c.oldestWaiting, now)}</td></tr>`,
+    (c) =>
+      html`<tr>
+        <td>${c.task}</td>
+        <td>${c.queue ?? '–'}</td>
+        <td class="num">${c.waiting}</td>
+        <td class="num">${c.scheduled}</td>
+        <td class="num">${c.running}</td>
+        <td class="num">${c.failed}</td>
+        <td>${age(c.oldestWaiting, now)}</td>
+      </tr>`,
   );
   const runningRows = running.map(
-    (j) => html`<tr><td><a href="/ops/jobs/${j.id}">${j.id}</a> ${j.task}</td><td>${j.lockedBy ?? ''}</td><td>${age(j.lockedAt, now)}</td>
-<td>${j.workerAlive ? 'alive' : 'not beating'}${!j.workerAlive && r.canAct && j.lockedBy ? actionForm('/ops/jobs/unlock', r.csrf, 'Force unlock', { workerId: j.lockedBy }) : ''}</td></tr>`,
+    (j) =>
+      html`<tr>
+        <td><a href="/ops/jobs/${j.id}">${j.id}</a> ${j.task}</td>
+        <td>${j.lockedBy ?? ''}</td>
+        <td>${age(j.lockedAt, now)}</td>
+        <td>
+          ${j.workerAlive ? 'alive' : 'not beating'}${!j.workerAlive && r.canAct && j.lockedBy ? actionForm('/ops/jobs/unlock', r.csrf, 'Force unlock', { workerId: j.lockedBy }) : ''}
+        </td>
+      </tr>`,
   );
   const groups = failed.groups.map(
     (g) => html`<li><a href="/ops/jobs?${filterQuery({ error: g.error })}">${g.error || '(no message)'}</a>: ${g.count} (${g.task})</li>`,
   );
   const failedRows = failed.jobs.map(
-    (j) => html`<tr><td><a href="/ops/jobs/${j.id}">${j.id}</a></td><td>${j.task}</td><td>${j.key ?? ''}</td><td>${j.lastError.split('\n')[0]}</td>
-<td class="num">${j.attempts}/${j.maxAttempts}</td><td>${j.nextRun ? when(j.nextRun) : 'gave up'}</td>
-<td>${r.canAct ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: j.id })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: j.id }, 'danger')}` : ''}</td></tr>`,
+    (j) =>
+      html`<tr>
+        <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
+        <td>${j.task}</td>
+        <td>${j.key ?? ''}</td>
+        <td>${j.lastError.split('\n')[0]}</td>
+        <td class="num">${j.attempts}/${j.maxAttempts}</td>
+        <td>${j.nextRun ? when(j.nextRun) : 'gave up'}</td>
+        <td>
+          ${r.canAct ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: j.id })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: j.id }, 'danger')}` : ''}
+        </td>
+      </tr>`,
   );
   const filterForm = html`<form method="get" action="/ops/jobs" class="filters">
-${FILTER_KEYS.map((k) => html`<label for="f-${k}">${k === 'before' ? 'Failed before' : k[0]!.toUpperCase() + k.slice(1)} <input id="f-${k}" name="${k}" ${k === 'before' ? html`type="date"` : ''} value="${f[k] ?? ''}"></label>`)}
-<button type="submit">Filter</button></form>`;
-  const bulk = r.canAct && failed.total > 0 ? html`<p><a href="/ops/jobs/bulk?action=retry&${filterQuery(f)}">Retry all ${failed.total} matching</a> · <a href="/ops/jobs/bulk?action=cancel&${filterQuery(f)}">Cancel all ${failed.total} matching</a></p>` : '';
+    ${FILTER_KEYS.map((k) => html`<label for="f-${k}">${k === 'before' ? 'Failed before' : k[0]!.toUpperCase() + k.slice(1)} <input id="f-${k}" name="${k}" ${k === 'before' ? html`type="date"` : ''} value="${f[k] ?? ''}" /></label>`)}
+    <button type="submit">Filter</button>
+  </form>`;
+  const bulk =
+    r.canAct && failed.total > 0
+      ? html`<p>
+          <a href="/ops/jobs/bulk?action=retry&${filterQuery(f)}">Retry all ${failed.total} matching</a> ·
+          <a href="/ops/jobs/bulk?action=cancel&${filterQuery(f)}">Cancel all ${failed.total} matching</a>
+        </p>`
+      : '';
   const statRows = [...new Set(stats.map((s) => s.task))].map((task) => {
     const w = (k: string) => stats.find((s) => s.task === task && s.window === k);
     const cell = (k: string) => {
       const s = w(k);
-      return s ? html`<td>${s.finished} · ${Math.round((100 * s.failed) / Math.max(1, s.finished))}% failed · p50 ${ms(s.p50Ms)} · p95 ${ms(s.p95Ms)}</td>` : html`<td>–</td>`;
+      return s
+        ? html`<td>${s.finished} · ${Math.round((100 * s.failed) / Math.max(1, s.finished))}% failed · p50 ${ms(s.p50Ms)} · p95 ${ms(s.p95Ms)}</td>`
+        : html`<td>–</td>`;
     };
-    return html`<tr><td>${task}</td>${cell('1h')}${cell('24h')}${cell('7d')}<td>${hourlyChart(task, hourly.filter((h) => h.task === task), now)}</td></tr>`;
+    return html`<tr>
+      <td>${task}</td>
+      ${cell('1h')}${cell('24h')}${cell('7d')}
+      <td>
+        ${hourlyChart(
+          task,
+          hourly.filter((h) => h.task === task),
+          now,
+        )}
+      </td>
+    </tr>`;
   });
   const cronRows = cron.map(
-    (c) => html`<tr><td>${c.task}</td><td><code>${c.schedule}</code></td><td>${when(c.lastExecution)}</td><td>${c.lastOutcome ?? '–'}</td><td>${when(c.nextRun)}</td>
-<td>${r.canAct ? actionForm('/ops/jobs/cron/run', r.csrf, 'Run now', { task: c.task }) : ''}</td></tr>`,
+    (c) =>
+      html`<tr>
+        <td>${c.task}</td>
+        <td><code>${c.schedule}</code></td>
+        <td>${when(c.lastExecution)}</td>
+        <td>${c.lastOutcome ?? '–'}</td>
+        <td>${when(c.nextRun)}</td>
+        <td>${r.canAct ? actionForm('/ops/jobs/cron/run', r.csrf, 'Run now', { task: c.task }) : ''}</td>
+      </tr>`,
   );
   return page(
     r,
     'Jobs',
-    html`<form method="get" action="/ops/jobs/search" class="filters" role="search"><label for="q">Search jobs <input id="q" name="q" placeholder="task, key, payload text or an id"></label><button type="submit">Search</button></form>
-<h2>Queues</h2>${table('Jobs per task and queue', ['Task', 'Queue', 'Waiting', 'Scheduled', 'Running', 'Failed', 'Oldest waiting'], countRows, 'No jobs queued.')}
-<h2>Running</h2>${table('Running jobs', ['Job', 'Worker', 'Locked for', 'Worker state'], runningRows, 'No running jobs.')}
-<h2>Failed</h2>${groups.length ? html`<p>By error:</p><ul>${groups}</ul>` : ''}${filterForm}${bulk}
-${table('Failed jobs', ['Job', 'Task', 'Key', 'Last error', 'Attempts', 'Next run', ''], failedRows, 'No failed jobs.')}
-<h2>Throughput</h2>${table('Per task: attempts finished, failure rate and p50/p95 duration', ['Task', 'Last hour', 'Last day', 'Last 7 days', 'Last 24 hours'], statRows, 'No job has run in the last 7 days.')}
-<h2>Crontab</h2>${table('Recurring tasks', ['Task', 'Schedule (UTC)', 'Last run', 'Last outcome', 'Next run', ''], cronRows, 'No recurring tasks.')}`,
+    html`<form method="get" action="/ops/jobs/search" class="filters" role="search">
+        <label for="q">Search jobs <input id="q" name="q" placeholder="task, key, payload text or an id" /></label><button type="submit">Search</button>
+      </form>
+      <h2>Queues</h2>
+      ${table('Jobs per task and queue', ['Task', 'Queue', 'Waiting', 'Scheduled', 'Running', 'Failed', 'Oldest waiting'], countRows, 'No jobs queued.')}
+      <h2>Running</h2>
+      ${table('Running jobs', ['Job', 'Worker', 'Locked for', 'Worker state'], runningRows, 'No running jobs.')}
+      <h2>Failed</h2>
+      ${
+        groups.length
+          ? html`<p>By error:</p>
+              <ul>
+                ${groups}
+              </ul>`
+          : ''
+      }${filterForm}${bulk}
+      ${table('Failed jobs', ['Job', 'Task', 'Key', 'Last error', 'Attempts', 'Next run', ''], failedRows, 'No failed jobs.')}
+      <h2>Throughput</h2>
+      ${table('Per task: attempts finished, failure rate and p50/p95 duration', ['Task', 'Last hour', 'Last day', 'Last 7 days', 'Last 24 hours'], statRows, 'No job has run in the last 7 days.')}
+      <h2>Crontab</h2>
+      ${table('Recurring tasks', ['Task', 'Schedule (UTC)', 'Last run', 'Last outcome', 'Next run', ''], cronRows, 'No recurring tasks.')}`,
     true,
   );
 }
@@ -79,19 +143,39 @@ async function bulkPage(r: OpsRequest) {
   return page(
     r,
     `${action === 'retry' ? 'Retry' : 'Cancel'} failed jobs`,
-    html`<p>This will ${action} <strong data-count>${n}</strong> failed job(s) matching:</p><ul>${describe.length ? describe : html`<li>every failed job</li>`}</ul>
-${r.canAct && n > 0 ? actionForm('/ops/jobs/bulk', r.csrf, `${action === 'retry' ? 'Retry' : 'Cancel'} ${n} jobs`, { action, ...Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)])) }, action === 'cancel' ? 'danger' : '') : ''}
-<p><a href="/ops/jobs?${filterQuery(f as Record<string, string>)}">Back</a></p>`,
+    html`<p>This will ${action} <strong data-count>${n}</strong> failed job(s) matching:</p>
+      <ul>
+        ${describe.length ? describe : html`<li>every failed job</li>`}
+      </ul>
+      ${r.canAct && n > 0 ? actionForm('/ops/jobs/bulk', r.csrf, `${action === 'retry' ? 'Retry' : 'Cancel'} ${n} jobs`, { action, ...Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)])) }, action === 'cancel' ? 'danger' : '') : ''}
+      <p><a href="/ops/jobs?${filterQuery(f as Record<string, string>)}">Back</a></p>`,
   );
 }
 
 const liveRow = (j: LiveJob) =>
-  html`<tr><td><a href="/ops/jobs/${j.id}">${j.id}</a></td><td>${j.task}</td><td>${j.queue ?? ''}</td><td>${j.key ?? ''}</td><td class="num">${j.attempts}/${j.maxAttempts}</td><td>${j.lockedBy ? 'running' : j.lastError ? 'failed' : 'queued'}</td><td>${when(j.runAt)}</td></tr>`;
+  html`<tr>
+    <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
+    <td>${j.task}</td>
+    <td>${j.queue ?? ''}</td>
+    <td>${j.key ?? ''}</td>
+    <td class="num">${j.attempts}/${j.maxAttempts}</td>
+    <td>${j.lockedBy ? 'running' : j.lastError ? 'failed' : 'queued'}</td>
+    <td>${when(j.runAt)}</td>
+  </tr>`;
 const produced = (a: Attempt) =>
   html`${a.runId ? html`<a href="/ops/billing/runs/${a.runId}">run</a> ` : ''}${a.documentId ? html`document ${a.documentId.slice(0, 8)} ` : ''}${a.deliveryId ? html`delivery ${a.deliveryId.slice(0, 8)}` : ''}`;
 const attemptRow = (a: Attempt) =>
-  html`<tr><td>${a.jobId ? html`<a href="/ops/jobs/${a.jobId}">${a.jobId}</a>` : '–'}</td><td>${a.task}</td><td>${a.key ?? ''}</td><td class="num">${a.attempt}</td>
-<td class="state-${a.outcome}">${a.outcome}</td><td>${a.error ?? ''}</td><td>${when(a.startedAt)}</td><td>${ms(a.durationMs)}</td><td>${produced(a)}</td></tr>`;
+  html`<tr>
+    <td>${a.jobId ? html`<a href="/ops/jobs/${a.jobId}">${a.jobId}</a>` : '–'}</td>
+    <td>${a.task}</td>
+    <td>${a.key ?? ''}</td>
+    <td class="num">${a.attempt}</td>
+    <td class="state-${a.outcome}">${a.outcome}</td>
+    <td>${a.error ?? ''}</td>
+    <td>${when(a.startedAt)}</td>
+    <td>${ms(a.durationMs)}</td>
+    <td>${produced(a)}</td>
+  </tr>`;
 const ATTEMPT_HEAD = ['Job', 'Task', 'Key', 'Attempt', 'Outcome', 'Error', 'Started', 'Took', 'Served'];
 
 async function searchPage(r: OpsRequest) {
@@ -100,21 +184,51 @@ async function searchPage(r: OpsRequest) {
   return page(
     r,
     `Jobs matching “${q}”`,
-    html`<form method="get" action="/ops/jobs/search" class="filters" role="search"><label for="q">Search jobs <input id="q" name="q" value="${q}"></label><button type="submit">Search</button></form>
-<h2>In the queue</h2>${table('Queued jobs', ['Job', 'Task', 'Queue', 'Key', 'Attempts', 'State', 'Run at'], found.live.map(liveRow), 'No queued job matches.')}
-<h2>History</h2>${table('Attempts', ATTEMPT_HEAD, found.history.map(attemptRow), 'No attempt matches.')}`,
+    html`<form method="get" action="/ops/jobs/search" class="filters" role="search">
+        <label for="q">Search jobs <input id="q" name="q" value="${q}" /></label><button type="submit">Search</button>
+      </form>
+      <h2>In the queue</h2>
+      ${table('Queued jobs', ['Job', 'Task', 'Queue', 'Key', 'Attempts', 'State', 'Run at'], found.live.map(liveRow), 'No queued job matches.')}
+      <h2>History</h2>
+      ${table('Attempts', ATTEMPT_HEAD, found.history.map(attemptRow), 'No attempt matches.')}`,
   );
 }
 
 async function jobPage(r: OpsRequest) {
   const { job, attempts } = await jobDetail(r.ctx, { jobId: r.params.id });
   const facts = job
-    ? html`<dl class="facts"><dt>Task</dt><dd>${job.task}</dd><dt>Queue</dt><dd>${job.queue ?? '–'}</dd><dt>Key</dt><dd>${job.key ?? '–'}</dd>
-<dt>Attempts</dt><dd>${job.attempts}/${job.maxAttempts}</dd><dt>Runs at</dt><dd>${when(job.runAt)}</dd><dt>Last error</dt><dd>${job.lastError ?? '–'}</dd></dl>
-${r.canAct && job.lastError && !job.lockedBy ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: job.id, _back: `/ops/jobs/${job.id}` })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: job.id }, 'danger')}` : ''}
-<h2>Payload</h2><pre>${JSON.stringify(job.payload, null, 2)}</pre>`
-    : html`<p>The job is no longer queued (it finished or was cancelled); its attempts are below.</p>${attempts[0] ? html`<h2>Payload</h2><pre>${JSON.stringify(attempts[0].payload, null, 2)}</pre>` : ''}`;
-  return page(r, `Job ${r.params.id}`, html`${facts}<h2>Attempts</h2>${table('Every attempt, oldest first', ATTEMPT_HEAD, attempts.map(attemptRow), 'No attempt yet.')}`, true);
+    ? html`<dl class="facts">
+          <dt>Task</dt>
+          <dd>${job.task}</dd>
+          <dt>Queue</dt>
+          <dd>${job.queue ?? '–'}</dd>
+          <dt>Key</dt>
+          <dd>${job.key ?? '–'}</dd>
+          <dt>Attempts</dt>
+          <dd>${job.attempts}/${job.maxAttempts}</dd>
+          <dt>Runs at</dt>
+          <dd>${when(job.runAt)}</dd>
+          <dt>Last error</dt>
+          <dd>${job.lastError ?? '–'}</dd>
+        </dl>
+        ${r.canAct && job.lastError && !job.lockedBy ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: job.id, _back: `/ops/jobs/${job.id}` })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: job.id }, 'danger')}` : ''}
+        <h2>Payload</h2>
+        <pre>${JSON.stringify(job.payload, null, 2)}</pre>`
+    : html`<p>The job is no longer queued (it finished or was cancelled); its attempts are below.</p>
+        ${
+          attempts[0]
+            ? html`<h2>Payload</h2>
+                <pre>${JSON.stringify(attempts[0].payload, null, 2)}</pre>`
+            : ''
+        }`;
+  return page(
+    r,
+    `Job ${r.params.id}`,
+    html`${facts}
+      <h2>Attempts</h2>
+      ${table('Every attempt, oldest first', ATTEMPT_HEAD, attempts.map(attemptRow), 'No attempt yet.')}`,
+    true,
+  );
 }
 
 export const jobPages: OpsRoute[] = [
@@ -150,7 +264,11 @@ export const jobPages: OpsRoute[] = [
     method: 'POST',
     path: '/jobs/cron/run',
     handler: async (r) => {
-      await runCronNow(r.ctx, { task: r.body.task }, parseCrontab(r.options.crontab).map((c) => c.task));
+      await runCronNow(
+        r.ctx,
+        { task: r.body.task },
+        parseCrontab(r.options.crontab).map((c) => c.task),
+      );
       return { redirect: withMessage('/ops/jobs', 'msg', `${r.body.task} queued.`) };
     },
   },

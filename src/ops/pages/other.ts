@@ -15,9 +15,23 @@ const page = (r: OpsRequest, section: string, title: string, body: Html, live = 
 async function auditPage(r: OpsRequest) {
   const records = await listAudit(r.ctx, {});
   const rows = records.map(
-    (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorName}</td><td>${a.action}</td><td>${a.target ?? ''}</td><td class="state-${a.outcome === 'succeeded' ? 'sent' : 'failed'}">${a.outcome}</td><td>${a.detail ?? ''}</td></tr>`,
+    (a) =>
+      html`<tr>
+        <td>${when(a.at)}</td>
+        <td>${a.actorName}</td>
+        <td>${a.action}</td>
+        <td>${a.target ?? ''}</td>
+        <td class="state-${a.outcome === 'succeeded' ? 'sent' : 'failed'}">${a.outcome}</td>
+        <td>${a.detail ?? ''}</td>
+      </tr>`,
   );
-  return page(r, 'audit', 'Audit', table('Every operator action, newest first', ['When', 'Who', 'Action', 'Target', 'Outcome', 'Detail'], rows, 'No operator action yet.'), true);
+  return page(
+    r,
+    'audit',
+    'Audit',
+    table('Every operator action, newest first', ['When', 'Who', 'Action', 'Target', 'Outcome', 'Detail'], rows, 'No operator action yet.'),
+    true,
+  );
 }
 
 async function outboxPage(r: OpsRequest) {
@@ -25,10 +39,31 @@ async function outboxPage(r: OpsRequest) {
   const messages = await listOutbox(r.ctx, r.options.outboxDir);
   if (messages === null) return page(r, 'outbox', 'Outbox', html`<p class="empty">Mail goes to a real SMTP server (SMTP_URL): there is no local outbox.</p>`);
   const rows = messages.map(
-    (m) => html`<tr><td>${when(m.date)}</td><td>${m.from}</td><td>${m.to.join(', ')}</td><td>${m.subject}</td>
-<td>${m.attachments.length ? html`<ul>${m.attachments.map((a) => html`<li>${a.filename} (${a.contentType}, ${a.size} bytes)</li>`)}</ul>` : 'none'}</td></tr>`,
+    (m) =>
+      html`<tr>
+        <td>${when(m.date)}</td>
+        <td>${m.from}</td>
+        <td>${m.to.join(', ')}</td>
+        <td>${m.subject}</td>
+        <td>
+          ${
+            m.attachments.length
+              ? html`<ul>
+                  ${m.attachments.map((a) => html`<li>${a.filename} (${a.contentType}, ${a.size} bytes)</li>`)}
+                </ul>`
+              : 'none'
+          }
+        </td>
+      </tr>`,
   );
-  return page(r, 'outbox', 'Outbox', html`<p>What the local SMTP catcher received: what a client would get.</p>${table('Messages, newest first', ['Date', 'From', 'To', 'Subject', 'Attachments'], rows, 'No message yet.')}`, true);
+  return page(
+    r,
+    'outbox',
+    'Outbox',
+    html`<p>What the local SMTP catcher received: what a client would get.</p>
+      ${table('Messages, newest first', ['Date', 'From', 'To', 'Subject', 'Attachments'], rows, 'No message yet.')}`,
+    true,
+  );
 }
 
 async function mailPage(r: OpsRequest) {
@@ -40,20 +75,50 @@ async function mailPage(r: OpsRequest) {
   const status = listIntakeInput.shape.status.safeParse(r.query.status || undefined).data;
   const log = await listIntakeMessages(r.ctx, { status, limit: 100 });
   const rows = log.items.map(
-    (m) => html`<tr><td>${when(m.receivedAt)}</td><td>${m.from ?? ''}</td><td>${m.subject ?? ''}</td><td class="state-${m.status === 'quarantined' ? 'failed' : 'sent'}">${m.status}</td><td>${m.reason ?? ''}</td></tr>`,
+    (m) =>
+      html`<tr>
+        <td>${when(m.receivedAt)}</td>
+        <td>${m.from ?? ''}</td>
+        <td>${m.subject ?? ''}</td>
+        <td class="state-${m.status === 'quarantined' ? 'failed' : 'sent'}">${m.status}</td>
+        <td>${m.reason ?? ''}</td>
+      </tr>`,
   );
   const statuses = ['', 'imported', 'reply', 'ignored', 'quarantined'];
   return page(
     r,
     'mail',
     'Mailbox',
-    html`<dl class="facts"><dt>Server</dt><dd>${mailbox.host}:${mailbox.port} ${mailbox.secure ? '(TLS)' : ''}</dd><dt>User</dt><dd>${mailbox.user}</dd>
-<dt>Folder</dt><dd>${mailbox.folder}</dd><dt>After import</dt><dd>${mailbox.afterImport}${mailbox.moveTo ? ` to ${mailbox.moveTo}` : ''}</dd>
-<dt>Enabled</dt><dd>${mailbox.enabled ? 'yes' : 'no'}</dd><dt>Last poll</dt><dd>${when(mailbox.lastPollAt)}</dd><dt>Last error</dt><dd>${mailbox.lastError ?? 'none'}</dd>
-<dt>UIDVALIDITY / last UID</dt><dd>${mailbox.uidValidity ?? '–'} / ${mailbox.lastUid}</dd><dt>Password</dt><dd>stored sealed, never shown</dd></dl>
-${r.canAct ? actionForm('/ops/mail/poll', r.csrf, 'Poll now') : ''}
-<form method="get" action="/ops/mail" class="filters"><label for="status">Status <select id="status" name="status">${statuses.map((s) => html`<option value="${s}" ${s === (status ?? '') ? html`selected` : ''}>${s || 'all'}</option>`)}</select></label><button type="submit">Filter</button></form>
-${table('Intake log, newest first', ['Received', 'From', 'Subject', 'Status', 'Reason'], rows, 'No message read yet.')}`,
+    html`<dl class="facts">
+        <dt>Server</dt>
+        <dd>${mailbox.host}:${mailbox.port} ${mailbox.secure ? '(TLS)' : ''}</dd>
+        <dt>User</dt>
+        <dd>${mailbox.user}</dd>
+        <dt>Folder</dt>
+        <dd>${mailbox.folder}</dd>
+        <dt>After import</dt>
+        <dd>${mailbox.afterImport}${mailbox.moveTo ? ` to ${mailbox.moveTo}` : ''}</dd>
+        <dt>Enabled</dt>
+        <dd>${mailbox.enabled ? 'yes' : 'no'}</dd>
+        <dt>Last poll</dt>
+        <dd>${when(mailbox.lastPollAt)}</dd>
+        <dt>Last error</dt>
+        <dd>${mailbox.lastError ?? 'none'}</dd>
+        <dt>UIDVALIDITY / last UID</dt>
+        <dd>${mailbox.uidValidity ?? '–'} / ${mailbox.lastUid}</dd>
+        <dt>Password</dt>
+        <dd>stored sealed, never shown</dd>
+      </dl>
+      ${r.canAct ? actionForm('/ops/mail/poll', r.csrf, 'Poll now') : ''}
+      <form method="get" action="/ops/mail" class="filters">
+        <label for="status"
+          >Status
+          <select id="status" name="status">
+            ${statuses.map((s) => html`<option value="${s}" ${s === (status ?? '') ? html`selected` : ''}>${s || 'all'}</option>`)}
+          </select></label
+        ><button type="submit">Filter</button>
+      </form>
+      ${table('Intake log, newest first', ['Received', 'From', 'Subject', 'Status', 'Reason'], rows, 'No message read yet.')}`,
     true,
   );
 }

@@ -14,9 +14,12 @@
   var timer = null;
   function refresh() {
     // never replace a form the operator is typing in
-    if (document.hidden || (document.activeElement && main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea'))) return;
+    if (document.hidden || (document.activeElement && main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')))
+      return;
     fetch(location.href, { headers: { 'X-Ops-Refresh': '1' }, credentials: 'same-origin' })
-      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (r) {
+        return r.ok ? r.text() : null;
+      })
       .then(function (text) {
         if (!text) return;
         var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
@@ -27,8 +30,19 @@
       })
       .catch(function () {});
   }
-  function start() { if (!timer) timer = setInterval(refresh, every); }
-  function stop() { clearInterval(timer); timer = null; }
-  document.addEventListener('visibilitychange', function () { if (document.hidden) stop(); else { refresh(); start(); } });
+  function start() {
+    if (!timer) timer = setInterval(refresh, every);
+  }
+  function stop() {
+    clearInterval(timer);
+    timer = null;
+  }
+  document.addEventListener('visibilitychange', function () {
+    if (document.hidden) stop();
+    else {
+      refresh();
+      start();
+    }
+  });
   if (!document.hidden) start();
 })();
