@@ -18,6 +18,7 @@ import { changes } from './scenarios/changes.ts';
 import { workflow } from './scenarios/workflow.ts';
 import { load } from './scenarios/load.ts';
 import { billing } from './scenarios/billing.ts';
+import { mail } from './scenarios/mail.ts';
 
 export interface BenchEnv {
   api: string;
@@ -36,7 +37,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {
