@@ -104,6 +104,32 @@ describe('list_people', () => {
   });
 });
 
+describe('get_workflow for every kind of caller', () => {
+  it('a project-restricted token, a member of nothing and a client user get the same names to pass back', async () => {
+    const names = (wf: any) => ({
+      states: wf.states.map((x: any) => x.name),
+      kinds: wf.kinds.map((x: any) => x.name),
+      priorities: wf.priorities.map((x: any) => x.name),
+    });
+    const owner = names(await (await session(people.owner)).ok('get_workflow'));
+    expect(owner.states).toContain('In review');
+    for (const s of [await session(people.member, { projectIds: [web.id] }), await session(people.outsider), await session(people.acmeUser)]) {
+      expect(names(await s.ok('get_workflow'))).toEqual(owner);
+    }
+  });
+
+  it('a project-restricted token cannot read a ticket of another project through the template: not found', async () => {
+    const restricted = await session(people.owner, { projectIds: [web.id] });
+    const other = await restricted.client.readResource({ uri: 'worktracker://tickets/OPS-1' }).then(
+      () => 'read',
+      (err: { code?: number }) => err.code,
+    );
+    expect(other).toBe(-32002);
+    const own = await restricted.client.readResource({ uri: 'worktracker://tickets/WEB-1' });
+    expect(JSON.parse((own.contents[0] as { text: string }).text)).toMatchObject({ humanId: 'WEB-1' });
+  });
+});
+
 describe('names passed straight back', () => {
   it('get_workflow names are accepted by update_ticket and search_tickets', async () => {
     const owner = await session(people.owner);
