@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('list_projects', () => {
-  it('names every project with its billing client and the caller membership', async () => {
+  it('names every project to the owner, a member only theirs, with billing client and membership', async () => {
     const owner = await session(people.owner);
     expect((await owner.ok('list_projects')).projects).toEqual([
       { id: ops.id, key: 'OPS', name: 'Project OPS', billingClient: 'Globex', membership: null },
@@ -53,12 +53,11 @@ describe('list_projects', () => {
     ]);
     const member = await session(people.member);
     const mine = (await member.ok('list_projects')).projects;
-    expect(mine.map((p: any) => [p.key, p.membership])).toEqual([
-      ['OPS', null],
-      ['WEB', 'full manager'],
-    ]);
+    // a project the member does not belong to is not named to them (the authorization matrix's rule)
+    expect(mine.map((p: any) => [p.key, p.membership])).toEqual([['WEB', 'full manager']]);
     const text = ((await member.call('list_projects')).content as any)[0].text;
-    expect(text).toBe('OPS Project OPS (client Globex)\nWEB Web shop (client Acme) [you: full manager]');
+    expect(text).toBe('WEB Web shop (client Acme) [you: full manager]');
+    expect((await (await session(people.outsider)).ok('list_projects')).projects).toEqual([]);
   });
 
   it('a project-restricted token and a client user see only their projects', async () => {

@@ -114,6 +114,9 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 /** Every route of the app, by `METHOD /router/path`. A route missing here fails the matrix. */
 export const TABLE: Record<string, Probe[]> = {
   'GET /healthz': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /api/openapi.json': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /api/docs': [{ label: 'anyone', auth: 'public', ok: 200 }],
+  'GET /api/docs/:asset': [{ label: 'the start script', auth: 'public', ok: 200, params: { asset: 'start.js' } }],
   'GET /readyz': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /.well-known/oauth-protected-resource': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /.well-known/oauth-protected-resource/mcp': [{ label: 'anyone', auth: 'public', ok: 200 }],

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import type { Principal } from '../auth/principal.ts';
+import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import { canUseInbox } from './placement.ts';
 
 type Fragment = ReturnType<Db>;
@@ -56,6 +56,22 @@ export function clientOnProject(sql: Db, project: string, clientId: string | Fra
 export function clientProjects(sql: Db, clientId: string): Fragment {
   return sql`select p.id from projects p where p.billing_client_id = ${clientId}
              union all select pc.project_id from project_collaborators pc where pc.client_id = ${clientId}`;
+}
+
+/**
+ * Condition over projects row `alias`: the projects the caller may name and be told about (project
+ * lists, name matching, the choices of an unknown project): Owner and Admin every project; a member
+ * or agent the projects they belong to; a client user their client's; a token's allow-list narrows
+ * that further. A key always resolves (an Inbox triage may route a ticket anywhere); this only
+ * decides what is listed.
+ */
+export function addressableProject(sql: Db, p: Principal, alias: string): Fragment {
+  const pr = sql(alias);
+  let role: Fragment;
+  if (isAdminRole(p.role)) role = sql`true`;
+  else if (isClientRole(p.role)) role = sql`${pr}.id in (${clientProjects(sql, p.clientId!)})`;
+  else role = sql`exists (select 1 from project_memberships apm where apm.project_id = ${pr}.id and apm.identity_id = ${p.identityId})`;
+  return p.projectIds ? sql`(${role} and ${pr}.id = any(${p.projectIds as string[]}::uuid[]))` : role;
 }
 
 /** A token without `triage` never sees the Inbox; a project allow-list keeps to its projects. */

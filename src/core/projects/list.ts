@@ -1,6 +1,5 @@
 import { authorize } from '../access/authorize.ts';
-import { clientProjects } from '../access/visible.ts';
-import { isClientRole } from '../auth/principal.ts';
+import { addressableProject } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 
 export interface ProjectListItem {
@@ -13,10 +12,8 @@ export interface ProjectListItem {
 }
 
 /**
- * The projects the caller may address by key or name, ordered by key: the same set the project
- * resolver lists as choices (src/core/resolve/projects.ts): a client user's client's projects
- * (as billing or collaborating client); a token's allow-list; otherwise every project of the
- * workspace (a workspace user names projects they are not a member of when moving tickets).
+ * The projects the caller may address by name, ordered by key: the same set the project resolver
+ * lists as choices (`addressableProject`, src/core/access/visible.ts).
  */
 export async function listProjects(ctx: Ctx): Promise<{ projects: ProjectListItem[] }> {
   authorize(ctx, 'projects.list');
@@ -29,8 +26,7 @@ export async function listProjects(ctx: Ctx): Promise<{ projects: ProjectListIte
     left join clients c on c.id = pr.billing_client_id
     left join project_memberships pm on pm.project_id = pr.id and pm.identity_id = ${p.identityId}
     where pr.workspace_id = ${p.workspaceId}
-      ${isClientRole(p.role) ? sql`and pr.id in (${clientProjects(sql, p.clientId!)})` : sql``}
-      ${p.projectIds ? sql`and pr.id = any(${p.projectIds as string[]}::uuid[])` : sql``}
+      and ${addressableProject(sql, p, 'pr')}
     order by pr.key`;
   return { projects: [...projects] };
 }

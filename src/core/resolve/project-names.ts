@@ -1,5 +1,4 @@
-import { clientProjects } from '../access/visible.ts';
-import { isClientRole } from '../auth/principal.ts';
+import { addressableProject } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { ambiguousName, fold, isUuid } from './common.ts';
 import { resolveProjectId } from './projects.ts';
@@ -7,8 +6,8 @@ import { resolveProjectId } from './projects.ts';
 /**
  * A project by id, key (any key it ever had) or name, case-insensitive -> project id. A key wins
  * over a name; a name two projects share is 400 `ambiguous_project` listing them; nothing
- * Names match only among the projects the caller may address (a client user's client's, a
- * token's allow-list), so an ambiguity never names another project. Nothing
+ * Names match only among the projects the caller may address (`addressableProject`), so an
+ * ambiguity never names another project. Nothing
  * matching is resolveProjectId's 400 `unknown_project` with the projects the caller may address.
  * Whether the caller may use the project stays the operation's answer, as for an id.
  */
@@ -21,9 +20,7 @@ export async function resolveProjectRef(ctx: Ctx, value: string, field: string):
                    and pp.prefix = ${value.trim().toUpperCase()}) as "byKey"
     from projects pr
     where pr.workspace_id = ${p.workspaceId}
-      and ((lower(regexp_replace(trim(pr.name), '\\s+', ' ', 'g')) = ${fold(value)}
-            ${isClientRole(p.role) ? sql`and pr.id in (${clientProjects(sql, p.clientId!)})` : sql``}
-            ${p.projectIds ? sql`and pr.id = any(${p.projectIds as string[]}::uuid[])` : sql``})
+      and ((lower(regexp_replace(trim(pr.name), '\\s+', ' ', 'g')) = ${fold(value)} and ${addressableProject(sql, p, 'pr')})
            or exists (select 1 from project_prefixes pp where pp.project_id = pr.id and pp.workspace_id = ${p.workspaceId}
                       and pp.prefix = ${value.trim().toUpperCase()}))
     order by 4 desc, pr.key`;

@@ -1,12 +1,12 @@
-import { clientProjects } from '../access/visible.ts';
+import { addressableProject, clientProjects } from '../access/visible.ts';
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { ambiguousName, fold, isUuid, unknownName } from './common.ts';
 
 /**
  * A project by id or key (any key it ever had, case-insensitive) -> project id. Ids pass through.
- * An unknown key is 400 `unknown_project` listing the projects the caller may address: a client
- * user's client's projects; a token's allow-list; otherwise every project of the workspace.
+ * An unknown key is 400 `unknown_project` listing the projects the caller may address
+ * (`addressableProject`).
  */
 export async function resolveProjectId(ctx: Ctx, value: string, field: string): Promise<string> {
   if (isUuid(value)) return value.toLowerCase();
@@ -16,9 +16,7 @@ export async function resolveProjectId(ctx: Ctx, value: string, field: string): 
   if (hit) return hit.id;
   const choices = await sql<{ id: string; key: string; name: string }[]>`
     select pr.id, pr.key, pr.name from projects pr
-    where pr.workspace_id = ${p.workspaceId}
-      ${isClientRole(p.role) ? sql`and pr.id in (${clientProjects(sql, p.clientId!)})` : sql``}
-      ${p.projectIds ? sql`and pr.id = any(${p.projectIds as string[]}::uuid[])` : sql``}
+    where pr.workspace_id = ${p.workspaceId} and ${addressableProject(sql, p, 'pr')}
     order by pr.key`;
   throw unknownName('unknown_project', field, value, choices);
 }
