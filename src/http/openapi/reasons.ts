@@ -66,6 +66,8 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'POST /tickets/{ref}/comments': { 403: ['share_forbidden'] },
   'PATCH /tickets/{ref}/comments/{id}': { 403: ['share_forbidden', 'not_author'] },
   'DELETE /tickets/{ref}/comments/{id}': { 403: ['not_author'] },
+  'POST /periods': { 400: ['date_out_of_range'], 409: ['period_not_contiguous'] },
+  'POST /periods/{id}/reopen': { 409: ['period_billed'] },
   'POST /time': { 400: ['ticket_unrouted', 'date_out_of_range'], 409: ['before_first_period_note', 'closed_period_log'] },
   'PATCH /time/{id}': {
     400: ['negative_minutes', 'correction_fixed', 'net_negative', 'billing_client_scope', 'date_out_of_range'],
@@ -88,10 +90,52 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'POST /billing/banks': { 404: ['unknown_client'], 409: ['bank_exists'] },
   'POST /billing/banks/{id}/deposits': { 404: ['unknown_bank'] },
   'GET /clients/{id}/banks': { 404: ['unknown_client'] },
+  'POST /api/auth/reauth': { 403: ['wrong_password'] },
+  // logout is public but reads the session cookie when one is sent: a write with it needs the CSRF header
+  'POST /api/auth/logout': { 403: ['csrf'] },
+  'POST /tokens': { 400: ['agent_required', 'expiry_past'], 403: ['admin_only'], 404: ['unknown_project', 'unknown_person'] },
+  'DELETE /tokens/{id}': { 404: [] },
+  'DELETE /tickets/{ref}/viewers/{identityId}': { 403: ['reporter_not_removable'], 404: ['unknown_viewer'] },
+  'POST /tickets/{ref}/visibility': { 404: ['unknown_person'] },
+  'GET /tickets/{ref}/comments': { 400: ['bad_cursor'] },
+  'POST /tickets/{ref}/attachments': {
+    400: ['file_required', 'audience_mismatch', 'too_many_files', 'bad_multipart'],
+    403: ['not_author'],
+    404: ['unknown_comment'],
+  },
+  'POST /categories': { 409: ['category_exists'] },
+  'PATCH /members/{identityId}': { 400: ['unknown_timezone'], 403: ['admin_only'], 404: ['unknown_person', 'unknown_category'] },
+  'PUT /projects/{projectId}/members/{identityId}/category': { 404: ['unknown_person', 'unknown_category'] },
+  'POST /documents/{id}/deliveries/{deliveryId}/resend': { 404: ['unknown_document', 'unknown_delivery'], 409: ['run_voided', 'delivery_not_resendable'] },
+  'GET /mailbox': { 404: ['no_mailbox'] },
+  'PUT /mailbox': { 400: ['move_to_required', 'move_to_same_folder', 'password_required'] },
+  'DELETE /mailbox': { 404: ['no_mailbox'] },
+  'POST /mailbox/poll': { 404: ['no_mailbox'], 409: ['mailbox_disabled'] },
+  'GET /mailbox/messages': { 400: ['bad_cursor'] },
 };
 
-/** Reasons any route with an input can answer 400 with (src/core/validation.ts, src/core/failures.ts). */
-export const INPUT_REASONS = ['validation', 'bad_uuid', 'bad_json', 'bad_request', 'ref_too_long'];
+/**
+ * 403 `csrf` (src/core/auth/csrf.ts): a write sent with the session cookie but without its CSRF
+ * token, on every write route that reads the cookie (all but the public ones; logout is listed above).
+ */
+export const writeReadsCookie = (method: string, access: string): boolean => method !== 'GET' && access !== 'public';
+
+/**
+ * Reasons any route with an input can answer 400 with (src/core/validation.ts, src/core/failures.ts,
+ * the input rule of src/core/input.ts, and a bad Idempotency-Key on a token POST).
+ */
+export const INPUT_REASONS = [
+  'validation',
+  'bad_uuid',
+  'bad_json',
+  'bad_request',
+  'ref_too_long',
+  'bad_encoding',
+  'invalid_characters',
+  'too_deep',
+  'bad_idempotency_key',
+  'idempotency_unsupported',
+];
 
 /** The 403 reasons the action's requirements imply (src/core/auth/guards.ts, the ticket rule's own). */
 export function credentialReasons(action: Action): string[] {
