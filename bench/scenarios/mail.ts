@@ -14,7 +14,7 @@ import { spawnGroup } from '../../test/helpers/spawn.ts';
 import { serviceEnv } from '../lib.ts';
 import type { Scenario } from '../run.ts';
 
-const MESSAGES = 1000;
+const MESSAGES = Number(process.env.BENCH_MAIL_MESSAGES ?? 1000);
 
 /** A plain new mail of about 10 KB, each from its own sender and with its own Message-ID. */
 function message(i: number): string {
