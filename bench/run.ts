@@ -19,6 +19,7 @@ import { workflow } from './scenarios/workflow.ts';
 import { load } from './scenarios/load.ts';
 import { billing } from './scenarios/billing.ts';
 import { mail } from './scenarios/mail.ts';
+import { startup } from './scenarios/startup.ts';
 
 export interface BenchEnv {
   api: string;
@@ -37,7 +38,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {
@@ -99,7 +100,7 @@ async function main() {
     console.log(`bench: ${os.cpus().length} cores, node ${process.version}, scenarios: ${chosen.map((s) => s.name).join(', ')}\n`);
     for (const s of chosen) {
       const { rows, notes } = await s.run(benv);
-      console.log(`## ${s.name}\n${table(rows)}\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+      console.log(`## ${s.name}\n${rows.length ? `${table(rows)}\n` : ''}${notes.map((n) => `- ${n}`).join('\n')}\n`);
     }
   } finally {
     for (const p of procs) await p.stop();

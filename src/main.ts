@@ -50,6 +50,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limitsFromConfig(db.sql, config) });
     const server = await listen(app, config.PORT, config.HOST);
     log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
+    console.log(`API reference: http://${config.HOST}:${config.PORT}/api/docs (OpenAPI 3.1: /api/openapi.json)`);
     drains.push(() => drainHttp(server, log));
     closers.push(
       () => verifier.close(),

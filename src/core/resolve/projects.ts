@@ -1,4 +1,4 @@
-import { addressableProject, clientProjects } from '../access/visible.ts';
+import { addressableProject } from '../access/visible.ts';
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { ambiguousName, fold, isUuid, unknownName } from './common.ts';

@@ -5,7 +5,7 @@ import { ROUTE_TABLE, WORKSPACE_PREFIX, type TableRoute } from '../routes/index.
 import { API_VERSION } from './version.ts';
 import { SchemaComponents, type Json } from './json-schema.ts';
 import { OPERATION_ID_OF_ROUTE, operationIdOfAction, TOOL_OF_ACTION } from './operation-ids.ts';
-import { credentialReasons, INPUT_REASONS, placesTicket, ROUTE_REASONS, type Reasons } from './reasons.ts';
+import { credentialReasons, INPUT_REASONS, placesTicket, ROUTE_REASONS, writeReadsCookie, type Reasons } from './reasons.ts';
 import { tagOf, tags } from './tags.ts';
 import { errorResponses } from './errors.ts';
 
@@ -178,7 +178,7 @@ function successResponses(output: RouteOutput | null, components: SchemaComponen
 function responseOf(status: number, body: ResponseBody, components: SchemaComponents, closed: boolean): Json {
   if (body === null) return { description: status === 304 ? 'Not modified (If-None-Match matched the ETag).' : 'No body.' };
   if (body instanceof z.ZodType) {
-    const description = status === 201 ? 'Created.' : status === 202 ? 'Accepted.' : 'OK.';
+    const description = status === 201 ? 'Created.' : status === 202 ? 'Accepted.' : status === 503 ? 'Not ready, and why.' : 'OK.';
     return { description, content: { 'application/json': { schema: components.convert(body, 'output', closed) } } };
   }
   return { description: 'The file.', content: Object.fromEntries(body.file.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) };
@@ -191,6 +191,7 @@ function reasonsOf(r: TableRoute): Reasons {
   const hasInput = !!(route.input.body || route.input.query || route.input.params);
   const forbidden = isAction(route.action) ? credentialReasons(route.action) : [];
   if (isAction(route.action) && placesTicket(route.action)) forbidden.push('project_membership', 'inbox_forbidden', 'project_not_allowed');
+  if (writeReadsCookie(r.method, route.action)) forbidden.push('csrf');
   const merged: Reasons = { ...documented };
   if (hasInput) merged[400] = [...INPUT_REASONS, ...(documented[400] ?? [])];
   if (forbidden.length || documented[403]) merged[403] = [...new Set([...forbidden, ...(documented[403] ?? [])])];

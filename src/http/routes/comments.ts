@@ -14,6 +14,8 @@ import { cleanInput } from '../middleware/input.ts';
 import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
 import { commentSchema } from '../../core/tickets/page-schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
+import { commentPageSchema } from '../../core/comments/schema.ts';
+import { attachmentSchema } from '../../core/tickets/page-schema.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -99,7 +101,7 @@ export const commentsRoutes = [
     path: '/tickets/:ref/comments',
     action: 'comments.list',
     input: { params: byRef, query: listCommentsQuery },
-    output: null,
+    output: commentPageSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await listComments(coreCtx(deps, ctx), opInput(ctx.query, params));
     },
@@ -141,7 +143,7 @@ export const commentsRoutes = [
     action: 'attachments.upload',
     // the body is multipart: the file part plus these fields
     input: { params: byRef, body: uploadAttachmentFields },
-    output: null,
+    output: { 201: attachmentSchema },
     before: (deps) => [mayUpload(deps), requireMultipart, multipart, cleanInput] as Middleware[],
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await uploadAttachment(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, file: uploadedFile(ctx) }));
@@ -153,7 +155,8 @@ export const commentsRoutes = [
     path: '/attachments/:id/download',
     action: 'attachments.download',
     input: { params: z.object({ id: idParam('attachmentId') }) },
-    output: null,
+    // the stored content type (risky types as application/octet-stream)
+    output: { 200: { file: ['*/*'] } },
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadAttachment(coreCtx(deps, ctx), params.id);
       ctx.set(file.headers);

@@ -2,6 +2,8 @@ import { migrationsApplied } from '../../db/migrate.ts';
 import { isConnectionError } from '../../db/connect.ts';
 import type { AppDeps } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
+import { okSchema } from '../../core/response-schema.ts';
+import { z } from 'zod';
 
 /** How long /readyz waits for the database before it says `database_timeout`: a probe must not hang. */
 const READY_TIMEOUT_MS = 2000;
@@ -13,7 +15,11 @@ export function markDraining(): void {
   draining = true;
 }
 
-type Readiness = { ok: true } | { ok: false; reason: 'migrations_pending' | 'database_unreachable' | 'database_timeout' | 'database_error' | 'shutting_down' };
+const NOT_READY = ['migrations_pending', 'database_unreachable', 'database_timeout', 'database_error', 'shutting_down'] as const;
+type Readiness = { ok: true } | { ok: false; reason: (typeof NOT_READY)[number] };
+
+/** /readyz's 503: not ready, and why (a `Retry-After: 5` header comes with it). */
+const notReadySchema = z.object({ ok: z.literal(false), reason: z.enum(NOT_READY) }).meta({ id: 'NotReady' });
 
 async function readiness(deps: AppDeps): Promise<Readiness> {
   if (draining) return { ok: false, reason: 'shutting_down' };
@@ -39,7 +45,7 @@ export const healthRoutes = [
     path: '/healthz',
     action: 'public',
     input: {},
-    output: null,
+    output: okSchema,
     handler: ({ ctx }) => {
       ctx.body = { ok: true };
     },
@@ -49,7 +55,7 @@ export const healthRoutes = [
     path: '/readyz',
     action: 'public',
     input: {},
-    output: null,
+    output: { 200: okSchema, 503: notReadySchema },
     handler: async ({ ctx, deps }) => {
       const state = await readiness(deps);
       ctx.status = state.ok ? 200 : 503;

@@ -4,6 +4,7 @@ import { deleteMailbox, getMailbox, setMailbox, setMailboxInput } from '../../co
 import { loadSecretBox } from '../../core/mail/secret-box.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
+import { intakeLogSchema, mailboxSchema, pollQueuedSchema } from '../../core/mail/intake/schema.ts';
 
 /** The workspace's connected mailbox and its intake log (issue 12): Owner/Admin from a browser session. */
 export const mailboxRoutes = [
@@ -12,7 +13,7 @@ export const mailboxRoutes = [
     path: '/mailbox',
     action: 'mailbox.read',
     input: {},
-    output: null,
+    output: mailboxSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await getMailbox(coreCtx(deps, ctx));
     },
@@ -22,7 +23,7 @@ export const mailboxRoutes = [
     path: '/mailbox',
     action: 'mailbox.write',
     input: { body: setMailboxInput },
-    output: null,
+    output: mailboxSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await setMailbox(coreCtx(deps, ctx), ctx.request.body, loadSecretBox(deps.config));
     },
@@ -32,7 +33,7 @@ export const mailboxRoutes = [
     path: '/mailbox',
     action: 'mailbox.write',
     input: {},
-    output: null,
+    output: { 204: null },
     handler: async ({ ctx, deps }) => {
       await deleteMailbox(coreCtx(deps, ctx));
       ctx.status = 204;
@@ -43,7 +44,7 @@ export const mailboxRoutes = [
     path: '/mailbox/poll',
     action: 'mailbox.poll',
     input: {},
-    output: null,
+    output: { 202: pollQueuedSchema },
     handler: async ({ ctx, deps }) => {
       ctx.body = await requestPoll(coreCtx(deps, ctx));
       ctx.status = 202;
@@ -54,7 +55,7 @@ export const mailboxRoutes = [
     path: '/mailbox/messages',
     action: 'mailbox.messages',
     input: { query: listIntakeInput },
-    output: null,
+    output: intakeLogSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listIntakeMessages(coreCtx(deps, ctx), ctx.query);
     },

@@ -4,6 +4,8 @@ import type { AppContext, AppDeps } from '../context.ts';
 import { cookieSession, SESSION_COOKIE } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
 import { clockOf } from '../../core/services.ts';
+import { reauthSchema, sessionInfoSchema } from '../../core/auth/schema.ts';
+import { okSchema } from '../../core/response-schema.ts';
 
 const secure = (deps: AppDeps, ctx: AppContext) => (deps.config.COOKIE_SECURE === 'auto' ? ctx.secure : deps.config.COOKIE_SECURE === 'true');
 const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
@@ -22,7 +24,7 @@ export const sessionRoutes = [
     path: '/login',
     action: 'public',
     input: { body: loginInput },
-    output: null,
+    output: sessionInfoSchema,
     handler: async ({ ctx, deps }) => {
       const { secret, expiresAt, info } = await login(
         { sql: deps.sql, now: clockOf(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) },
@@ -37,7 +39,7 @@ export const sessionRoutes = [
     path: '/reauth',
     action: 'cookie',
     input: { body: reauthInput },
-    output: null,
+    output: reauthSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await reauthenticate(await sessionCtx(deps, ctx), ctx.request.body);
     },
@@ -47,7 +49,7 @@ export const sessionRoutes = [
     path: '/logout',
     action: 'public',
     input: {},
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps }) => {
       const session = await cookieSession(deps, ctx);
       if (session) await logout({ sql: deps.sql, now: clockOf(deps), session });
@@ -60,7 +62,7 @@ export const sessionRoutes = [
     path: '/session',
     action: 'cookie',
     input: {},
-    output: null,
+    output: sessionInfoSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await currentSession(await sessionCtx(deps, ctx));
     },

@@ -12,6 +12,9 @@ import { coreCtx } from '../context.ts';
 import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
 import { okSchema } from '../../core/response-schema.ts';
 import { codehostLinkSchema } from '../../core/tickets/page-schema.ts';
+import { addedLinkSchema } from '../../core/links/schema.ts';
+import { codehostLinkListSchema } from '../../core/codehost/schema.ts';
+import { addedViewersSchema, visibilityPreviewSchema } from '../../core/viewers/schema.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
 const byLink = z.object({ ref: ticketRefParam, linkId: idParam('linkId') });
@@ -33,7 +36,7 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/links',
     action: 'links.add',
     input: { params: byRef, body: addLinkFields },
-    output: null,
+    output: { 201: addedLinkSchema },
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await addLink(coreCtx(deps, ctx), opInput(ctx.request.body, params));
       ctx.status = 201;
@@ -75,7 +78,7 @@ export const ticketRelationsRoutes = [
     path: '/codehost/links',
     action: 'codehost.list',
     input: {},
-    output: null,
+    output: codehostLinkListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listCodehostLinks(coreCtx(deps, ctx));
     },
@@ -85,7 +88,7 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/viewers',
     action: 'viewers.add',
     input: { params: byRef, body: addViewersFields },
-    output: null,
+    output: addedViewersSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await addViewers(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
@@ -105,7 +108,7 @@ export const ticketRelationsRoutes = [
     path: '/tickets/:ref/visibility',
     action: 'viewers.preview',
     input: { params: byRef, body: visibilityPreviewFields },
-    output: null,
+    output: visibilityPreviewSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await previewVisibility(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },

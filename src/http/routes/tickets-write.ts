@@ -12,6 +12,7 @@ import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts
 import { ticketSummarySchema } from '../../core/tickets/summary-schema.ts';
 import { ticketPageSchema } from '../../core/tickets/page-schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
+import { redactedSchema } from '../../core/tickets/redact-schema.ts';
 
 const byRef = z.object({ ref: ticketRefParam });
 
@@ -78,7 +79,7 @@ export const ticketsWriteRoutes = [
     action: 'tickets.redact',
     // redaction names the ticket by UUID only, never by a human id that could be reused
     input: { params: z.object({ id: idParam('id') }), body: redactTicketFields },
-    output: null,
+    output: redactedSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await redactTicket(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },

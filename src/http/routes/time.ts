@@ -13,6 +13,7 @@ import { defineRoute, idParam } from '../route-table.ts';
 import { reattributedSchema, weekSchema } from '../../core/time/schema.ts';
 import { idSchema, okSchema } from '../../core/response-schema.ts';
 import { periodListSchema, periodSchema } from '../../core/periods/schema.ts';
+import { categoryListSchema, categorySchema, memberSettingsSchema, projectCategorySchema } from '../../core/time/categories-schema.ts';
 
 const byId = z.object({ id: idParam() });
 
@@ -126,7 +127,7 @@ export const timeRoutes = [
     path: '/categories',
     action: 'categories.list',
     input: {},
-    output: null,
+    output: categoryListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listCategories(coreCtx(deps, ctx));
     },
@@ -136,7 +137,7 @@ export const timeRoutes = [
     path: '/categories',
     action: 'categories.create',
     input: { body: createCategoryInput },
-    output: null,
+    output: { 201: categorySchema },
     handler: async ({ ctx, deps }) => {
       ctx.status = 201;
       ctx.body = await createCategory(coreCtx(deps, ctx), ctx.request.body);
@@ -147,7 +148,7 @@ export const timeRoutes = [
     path: '/members/:identityId',
     action: 'members.update',
     input: { params: z.object({ identityId: idParam('identityId') }), body: memberSettingsInput },
-    output: null,
+    output: memberSettingsSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await updateMemberSettings(coreCtx(deps, ctx), params.identityId, ctx.request.body);
     },
@@ -157,7 +158,7 @@ export const timeRoutes = [
     path: '/projects/:projectId/members/:identityId/category',
     action: 'categories.assign',
     input: { params: z.object({ projectId: idParam('projectId'), identityId: idParam('identityId') }), body: projectCategoryInput },
-    output: null,
+    output: projectCategorySchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await setProjectCategory(coreCtx(deps, ctx), params.projectId, params.identityId, ctx.request.body);
     },

@@ -1,6 +1,7 @@
 import { protectedResourceMetadata, RESOURCE_METADATA_PATH, RESOURCE_METADATA_ROOT } from '../../core/auth/resource-metadata.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
+import { resourceMetadataSchema } from '../../core/auth/schema.ts';
 
 /** Public metadata: any origin may read it (browser-based MCP clients discover auth with it). */
 function answer(ctx: AppContext) {
@@ -14,6 +15,6 @@ function answer(ctx: AppContext) {
  * that a 401 from /mcp names, and at the bare one.
  */
 export const wellKnownRoutes = [
-  defineRoute({ method: 'GET', path: RESOURCE_METADATA_ROOT, action: 'public', input: {}, output: null, handler: ({ ctx }) => answer(ctx) }),
-  defineRoute({ method: 'GET', path: RESOURCE_METADATA_PATH, action: 'public', input: {}, output: null, handler: ({ ctx }) => answer(ctx) }),
+  defineRoute({ method: 'GET', path: RESOURCE_METADATA_ROOT, action: 'public', input: {}, output: resourceMetadataSchema, handler: ({ ctx }) => answer(ctx) }),
+  defineRoute({ method: 'GET', path: RESOURCE_METADATA_PATH, action: 'public', input: {}, output: resourceMetadataSchema, handler: ({ ctx }) => answer(ctx) }),
 ];

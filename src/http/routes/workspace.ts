@@ -5,6 +5,8 @@ import { coreCtx } from '../context.ts';
 import { cachedJson } from '../json.ts';
 import { defineRoute, idParam } from '../route-table.ts';
 import { workflowSchema } from '../../core/workflow/schema.ts';
+import { createdTokenSchema, tokenListSchema } from '../../core/auth/schema.ts';
+import { okSchema } from '../../core/response-schema.ts';
 
 /** Workspace-level routes: workflow (token read) and token management (session only). */
 export const workspaceRoutes = [
@@ -24,7 +26,7 @@ export const workspaceRoutes = [
     path: '/tokens',
     action: 'tokens.list',
     input: {},
-    output: null,
+    output: tokenListSchema,
     handler: async ({ ctx, deps }) => {
       ctx.body = await listTokens(coreCtx(deps, ctx));
     },
@@ -34,7 +36,7 @@ export const workspaceRoutes = [
     path: '/tokens',
     action: 'tokens.create',
     input: { body: createTokenInput },
-    output: null,
+    output: { 201: createdTokenSchema },
     handler: async ({ ctx, deps }) => {
       ctx.status = 201;
       ctx.body = await createToken(coreCtx(deps, ctx), ctx.request.body);
@@ -45,7 +47,7 @@ export const workspaceRoutes = [
     path: '/tokens/:id',
     action: 'tokens.revoke',
     input: { params: z.object({ id: idParam() }) },
-    output: null,
+    output: okSchema,
     handler: async ({ ctx, deps, params }) => {
       ctx.body = await revokeToken(coreCtx(deps, ctx), params.id);
     },

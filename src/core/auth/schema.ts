@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
+import { roles, scopes } from './principal.ts';
+import type { ProtectedResourceMetadata } from './resource-metadata.ts';
+import type { SessionInfo } from './sessions.ts';
+import type { TokenView } from './tokens.ts';
+
+/** Response schemas of the browser session (/api/auth), API tokens (/tokens) and the MCP resource metadata. */
+
+export const sessionInfoSchema = describing<SessionInfo>()(
+  z
+    .object({
+      identityId: uuidOut,
+      name: z.string(),
+      email: z.string().nullable(),
+      workspaces: z.array(z.object({ slug: z.string(), name: z.string(), role: z.enum(roles) })).describe('The workspaces the person belongs to, by slug.'),
+      csrfToken: z.string().describe('Send it in `X-CSRF-Token` with every write made with this session.'),
+    })
+    .meta({ id: 'SessionInfo' }),
+);
+
+export const reauthSchema = describing<{ ok: true; reauthAt: string }>()(
+  z.object({ ok: z.literal(true), reauthAt: dateTimeOut.describe('The ten-minute re-authentication window opens here.') }).meta({ id: 'Reauth' }),
+);
+
+export const tokenViewSchema = describing<TokenView>()(
+  z
+    .object({
+      id: uuidOut,
+      name: z.string(),
+      scopes: z.array(z.enum(scopes)),
+      projectIds: z.array(uuidOut).nullable().describe('The projects the token is limited to; null: every project its person sees.'),
+      kind: z.enum(['delegated', 'agent']),
+      actsAs: uuidOut.describe('The person (or agent) the token acts as.'),
+      hint: z.string().describe('The last characters of the secret, to tell tokens apart.'),
+      expiresAt: dateTimeOut.nullable(),
+      revokedAt: dateTimeOut.nullable(),
+      lastUsedAt: dateTimeOut.nullable(),
+      createdAt: dateTimeOut,
+    })
+    .meta({ id: 'Token' }),
+);
+
+export const tokenListSchema = describing<{ tokens: TokenView[] }>()(z.object({ tokens: z.array(tokenViewSchema) }).meta({ id: 'TokenList' }));
+
+export const createdTokenSchema = describing<TokenView & { token: string }>()(
+  tokenViewSchema.extend({ token: z.string().describe('The secret, shown this once: `Authorization: Bearer <token>`.') }).meta({ id: 'CreatedToken' }),
+);
+
+export const resourceMetadataSchema = describing<ProtectedResourceMetadata>()(
+  z
+    .object({
+      resource: z.string().describe('The MCP endpoint’s URL.'),
+      resource_name: z.string(),
+      bearer_methods_supported: z.tuple([z.literal('header')]),
+      scopes_supported: z.array(z.string()),
+    })
+    .meta({ id: 'ProtectedResourceMetadata', description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint.' }),
+);

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { dateTimeOut, describing, uuidOut } from '../../response-schema.ts';
+import type { IntakeLogEntry } from './log.ts';
+import type { Mailbox } from './present.ts';
+
+/** Response schemas of the intake mailbox (/mailbox, /mailbox/poll, /mailbox/messages). The password is never in them. */
+
+export const mailboxSchema = describing<Mailbox>()(
+  z
+    .object({
+      host: z.string(),
+      port: z.number().int(),
+      secure: z.boolean(),
+      user: z.string(),
+      folder: z.string(),
+      afterImport: z.enum(['seen', 'move']),
+      moveTo: z.string().nullable(),
+      enabled: z.boolean(),
+      uidValidity: z.number().int().nullable(),
+      lastUid: z.number().int(),
+      lastPollAt: dateTimeOut.nullable(),
+      lastError: z.string().nullable(),
+      counts: z.object({ imported: z.number().int(), replies: z.number().int(), ignored: z.number().int(), quarantined: z.number().int() }),
+    })
+    .meta({ id: 'Mailbox' }),
+);
+
+export const pollQueuedSchema = describing<{ queued: true }>()(z.object({ queued: z.literal(true) }).meta({ id: 'PollQueued' }));
+
+export const intakeLogSchema = describing<{ items: IntakeLogEntry[]; nextCursor: string | null }>()(
+  z
+    .object({
+      items: z.array(
+        z.object({
+          id: uuidOut,
+          messageId: z.string().nullable(),
+          from: z.string().nullable(),
+          subject: z.string().nullable(),
+          receivedAt: dateTimeOut,
+          status: z.enum(['imported', 'reply', 'ignored', 'quarantined']),
+          reason: z.string().nullable().describe('Why it was ignored or quarantined: a code, for failures followed by the error text.'),
+          ticketId: uuidOut.nullable(),
+          commentId: uuidOut.nullable(),
+        }),
+      ),
+      nextCursor: z.string().nullable(),
+    })
+    .meta({ id: 'IntakeLog' }),
+);
