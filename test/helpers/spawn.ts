@@ -57,7 +57,7 @@ export async function runToEnd(command: string, args: string[], env: NodeJS.Proc
   return { code, stdout, stderr };
 }
 
-/** Starts one Procfile role (`web` or `worker`) as the Procfile does: node with tsx, no npm in between. */
+/** Starts one role (`web` or `worker`) from source with tsx, no npm in between (the Procfile runs the compiled build: test/build.test.ts). */
 export function spawnRole(role: 'web' | 'worker', env: Record<string, string>): Spawned {
   return spawnGroup('node', ['--import', 'tsx', 'src/main.ts', role], cleanEnv(env));
 }
