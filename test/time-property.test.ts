@@ -153,24 +153,24 @@ async function apply(sql: Db, w: World, o: Op, rows: Row[]): Promise<void> {
       const id = pick(o.pick);
       if (!id) return;
       const body = { minutes: o.minutes, spentOn: o.day === undefined ? undefined : date(o.day), note: o.note, billable: o.billable };
-      await editTime(ctxFor(sql, w, o.actor), id, body);
+      await editTime(ctxFor(sql, w, o.actor), { ...body, id });
       return;
     }
     case 'correct': {
       const id = pick(o.pick);
-      if (id) await correctTime(ctxFor(sql, w, o.actor), id, { minutes: o.minutes });
+      if (id) await correctTime(ctxFor(sql, w, o.actor), { id, minutes: o.minutes });
       return;
     }
     case 'delete': {
       const id = pick(o.pick);
-      if (id) await deleteTime(ctxFor(sql, w, o.actor), id);
+      if (id) await deleteTime(ctxFor(sql, w, o.actor), { id });
       return;
     }
     case 'close':
-      await closePeriod(ctxFor(sql, w, 'admin-session'), w.periods[o.period]!);
+      await closePeriod(ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
       return;
     case 'reopen':
-      await reopenPeriod(ctxFor(sql, w, 'admin-session'), w.periods[o.period]!);
+      await reopenPeriod(ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
       return;
     case 'bill': {
       // a billing run allocates entries of closed periods only

@@ -1,6 +1,7 @@
 import contentDisposition from 'content-disposition';
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -19,6 +20,9 @@ export function isRiskyType(contentType: string): boolean {
   return RISKY.test(contentType);
 }
 
+/** GET /attachments/{id}/download: the path id is the input's `attachmentId`. */
+const downloadAttachmentInput = withReasons(z.object({ attachmentId: idField('The attachment id.') }), { attachmentId: 'bad_uuid' });
+
 export interface AttachmentDownload {
   data: Buffer;
   headers: Record<string, string>;
@@ -30,9 +34,9 @@ export interface AttachmentDownload {
  * stored type (risky types become application/octet-stream), inline only for a safe image
  * uploaded as inline, an RFC 6266/5987 filename, no caching, no sniffing, a sandboxing CSP.
  */
-export async function downloadAttachment(ctx: Ctx, rawAttachmentId: string): Promise<AttachmentDownload> {
+export async function downloadAttachment(ctx: Ctx, raw: unknown): Promise<AttachmentDownload> {
   authorize(ctx, 'attachments.download');
-  const attachmentId = parseUuid(rawAttachmentId, 'attachmentId');
+  const { attachmentId } = parseInput(downloadAttachmentInput, raw);
   const { sql, principal: p } = ctx;
   const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
     select a.ticket_id as "ticketId", a.audience, c.audience as "commentAudience"

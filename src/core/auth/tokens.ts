@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { invalid, notFound, unauthenticated } from '../errors.ts';
 import { datetimeSchema } from '../input.ts';
@@ -89,7 +89,7 @@ export async function issueToken(
 /** POST /tokens: session only. A delegated token acts as its creator; an agent token (Owner/Admin) as an agent account. */
 export async function createToken(ctx: Ctx, raw: unknown) {
   authorize(ctx, 'tokens.create');
-  const input = createTokenInput.parse(raw);
+  const input = parseInput(createTokenInput, raw);
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
     let actsAs = p.identityId;
@@ -133,10 +133,12 @@ export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
 
 export const TOKEN_REVOKED_CHANNEL = 'wt_token_revoked';
 
+const revokeTokenInput = withReasons(z.object({ id: idField('The token id.') }), { id: 'bad_uuid' });
+
 /** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
-export async function revokeToken(ctx: Ctx, rawId: string): Promise<{ ok: true }> {
+export async function revokeToken(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   authorize(ctx, 'tokens.revoke');
-  const id = parseUuid(rawId, 'id');
+  const { id } = parseInput(revokeTokenInput, raw);
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
     const [row] = await sql<{ id: string }[]>`

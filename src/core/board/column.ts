@@ -4,7 +4,7 @@ import { notFound } from '../errors.ts';
 import { ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema, type TicketList } from '../tickets/list.ts';
 import { selectSummaries } from '../tickets/summary.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { BOARD_LIMIT_MAX, boardQuerySchema } from './board.ts';
 import { boardKeyParts, decodeBoardCursor, encodeBoardCursor, type BoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, candidatesSql, changeMarkSql } from './page.ts';
@@ -14,6 +14,9 @@ export const boardColumnQuerySchema = boardQuerySchema.extend({
   cursor: listTicketsSchema.shape.cursor.describe("The column's nextCursor (from GET /board or the previous page of this column)."),
 });
 
+/** The column's query with the path's `stateId`. */
+const boardColumnInput = withReasons(boardColumnQuerySchema.extend({ stateId: idField('The workflow state (column).') }), { stateId: 'bad_uuid' });
+
 /**
  * GET /board/{stateId}: the next page of one board column, in board order, with the board's
  * filters. A walk over a column is stable while tickets change: its cursor carries the change
@@ -22,11 +25,11 @@ export const boardColumnQuerySchema = boardQuerySchema.extend({
  * ticket not changed during the walk is returned exactly once.
  * Errors: 400 `bad_uuid` (stateId), 400 `bad_cursor`, 404 `unknown_state` (no such state in the workspace).
  */
-export async function getBoardColumn(ctx: Ctx, rawStateId: unknown, input: unknown): Promise<TicketList> {
+export async function getBoardColumn(ctx: Ctx, raw: unknown): Promise<TicketList> {
   authorize(ctx, 'board.read');
   const { sql, principal: p } = ctx;
-  const stateId = parseUuid(rawStateId, 'stateId');
-  const q = boardColumnQuerySchema.parse(input);
+  const q = parseInput(boardColumnInput, raw);
+  const { stateId } = q;
   const after = q.cursor !== undefined ? decodeBoardCursor(q.cursor, stateId) : null;
   const limit = q.limit ?? BOARD_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);

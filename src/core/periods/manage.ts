@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { dateSchema } from '../input.ts';
@@ -26,6 +26,9 @@ export const openPeriodInput = z.object({
     ),
 });
 
+/** POST /periods/{id}/close and /reopen: the period. */
+const periodByIdInput = withReasons(z.object({ id: idField('The period id.') }), { id: 'bad_uuid' });
+
 /** The Period columns, aliased to the contract's names. */
 export const periodColumns = (sql: Db) => sql`
   id, period_start::text as "periodStart", period_end::text as "periodEnd",
@@ -45,7 +48,7 @@ export async function listPeriods(ctx: Ctx): Promise<{ periods: Period[] }> {
  */
 export async function openPeriod(ctx: Ctx, input: unknown): Promise<Period> {
   authorize(ctx, 'periods.open');
-  const body = openPeriodInput.parse(input ?? {});
+  const body = parseInput(openPeriodInput, input);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockPeriodCreation(sql, p.workspaceId);
@@ -75,9 +78,9 @@ async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ c
 }
 
 /** POST /periods/{id}/close: freezes the work facts of every entry in the period. Closing a closed period changes nothing. */
-export async function closePeriod(ctx: Ctx, rawId: string): Promise<Period> {
+export async function closePeriod(ctx: Ctx, raw: unknown): Promise<Period> {
   authorize(ctx, 'periods.close');
-  const id = parseUuid(rawId, 'id');
+  const { id } = parseInput(periodByIdInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const { closed } = await lockPeriod(sql, p.workspaceId, id);
@@ -89,9 +92,9 @@ export async function closePeriod(ctx: Ctx, rawId: string): Promise<Period> {
 }
 
 /** POST /periods/{id}/reopen: refused once a billing run allocated any entry of the period. */
-export async function reopenPeriod(ctx: Ctx, rawId: string): Promise<Period> {
+export async function reopenPeriod(ctx: Ctx, raw: unknown): Promise<Period> {
   authorize(ctx, 'periods.reopen');
-  const id = parseUuid(rawId, 'id');
+  const { id } = parseInput(periodByIdInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockPeriod(sql, p.workspaceId, id);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { unknownPerson } from '../resolve/people.ts';
@@ -15,8 +15,13 @@ export const createCategoryInput = z.object({
   name: z.string().trim().min(1).max(100).describe('Name of the consultant category, unique in the workspace (case-insensitive), 1-100 characters'),
 });
 
-export const projectCategoryInput = z.object({
+export const projectCategoryFields = z.object({
   categoryId: z.uuid().nullable().describe("The category this person bills as on this project; null falls back to the membership's default"),
+});
+
+const projectCategoryInput = withReasons(projectCategoryFields.extend({ projectId: idField('The project.'), identityId: idField('The project member.') }), {
+  projectId: 'bad_uuid',
+  identityId: 'bad_uuid',
 });
 
 /** GET /categories: the workspace's consultant categories, by name. */
@@ -31,7 +36,7 @@ export async function listCategories(ctx: Ctx): Promise<{ categories: Category[]
 export async function createCategory(ctx: Ctx, input: unknown): Promise<Category> {
   const p = ctx.principal;
   authorize(ctx, 'categories.create');
-  const body = createCategoryInput.parse(input);
+  const body = parseInput(createCategoryInput, input);
   const [row] = await ctx.sql<Category[]>`
     insert into consultant_categories (workspace_id, name) values (${p.workspaceId}, ${body.name})
     on conflict do nothing returning id, name`;
@@ -49,17 +54,11 @@ export async function assertCategory(ctx: Ctx, categoryId: string): Promise<void
  * PUT /projects/{projectId}/members/{identityId}/category (Owner or Admin, browser session):
  * the project membership's category override, which wins over the membership default when time is logged.
  */
-export async function setProjectCategory(
-  ctx: Ctx,
-  rawProjectId: string,
-  rawIdentityId: string,
-  input: unknown,
-): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
+export async function setProjectCategory(ctx: Ctx, raw: unknown): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
   const p = ctx.principal;
   authorize(ctx, 'categories.assign');
-  const projectId = parseUuid(rawProjectId, 'projectId');
-  const identityId = parseUuid(rawIdentityId, 'identityId');
-  const body = projectCategoryInput.parse(input);
+  const body = parseInput(projectCategoryInput, raw);
+  const { projectId, identityId } = body;
   if (body.categoryId) await assertCategory(ctx, body.categoryId);
   const [row] = await ctx.sql<{ categoryId: string | null }[]>`
     update project_memberships set category_id = ${body.categoryId}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, invalid } from '../errors.ts';
 import { periodForDate } from '../periods/resolve.ts';
@@ -8,7 +8,7 @@ import { recordEvent } from '../tickets/events.ts';
 import { chainNet, clockSchema, lockEntry, MAX_ENTRY_MINUTES, netNegative, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 
-export const correctTimeInput = z.object({
+export const correctTimeFields = z.object({
   minutes: z
     .int()
     .min(-MAX_ENTRY_MINUTES)
@@ -18,7 +18,7 @@ export const correctTimeInput = z.object({
   note: noteSchema.nullable().optional(),
   startedAt: clockSchema.nullable().optional(),
 });
-export type CorrectTimeInput = z.input<typeof correctTimeInput>;
+const correctTimeInput = withReasons(correctTimeFields.extend({ id: idField('The id of the entry corrected.') }), { id: 'bad_uuid' });
 
 /**
  * POST /time/{id}/corrections (browser session; Owner or Admin): adds a signed entry against
@@ -27,11 +27,11 @@ export type CorrectTimeInput = z.input<typeof correctTimeInput>;
  * author, project, billing client, category and billable flag. The original row is locked,
  * so concurrent corrections see each other and the net stays at or above zero.
  */
-export async function correctTime(ctx: Ctx, rawId: string, input: unknown): Promise<{ id: string }> {
+export async function correctTime(ctx: Ctx, raw: unknown): Promise<{ id: string }> {
   const p = ctx.principal;
   authorize(ctx, 'time.correct');
-  const id = parseUuid(rawId, 'id');
-  const body = correctTimeInput.parse(input);
+  const body = parseInput(correctTimeInput, raw);
+  const id = body.id;
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const o = await lockEntry(ctx, id);

@@ -1,10 +1,13 @@
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { isAdminRole } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { chainNet, lockEntry, netNegative } from './common.ts';
+
+const deleteTimeInput = withReasons(z.object({ id: idField('The time entry id.') }), { id: 'bad_uuid' });
 
 /**
  * DELETE /time/{id} (browser session): removes an entry of an open period. Own entries;
@@ -12,10 +15,10 @@ import { chainNet, lockEntry, netNegative } from './common.ts';
  * (a correction is made instead). An entry that has corrections stays too (`entry_corrected`),
  * and deleting a correction may not take its chain's net below zero.
  */
-export async function deleteTime(ctx: Ctx, rawId: string): Promise<{ ok: true }> {
+export async function deleteTime(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
   const p = ctx.principal;
   authorize(ctx, 'time.delete');
-  const id = parseUuid(rawId, 'id');
+  const { id } = parseInput(deleteTimeInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const e = await lockEntry(ctx, id);

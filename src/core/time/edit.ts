@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { clientOnProject } from '../access/visible.ts';
 import { requireAdmin, requireSession } from '../auth/guards.ts';
 import { isAdminRole } from '../auth/principal.ts';
@@ -23,7 +23,7 @@ import {
 } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 
-export const editTimeInput = z.object({
+export const editTimeFields = z.object({
   spentOn: dateSchema.optional().describe('Move the entry to another date, YYYY-MM-DD, in an open period; fixed on a correction'),
   startedAt: clockSchema.nullable().optional(),
   minutes: z
@@ -39,7 +39,7 @@ export const editTimeInput = z.object({
   categoryId: z.uuid().nullable().optional().describe('Owner/Admin in a browser session only: the consultant category'),
   correctsEntryId: z.uuid().nullable().optional().describe('Read-only; sending a different value is refused'),
 });
-export type EditTimeInput = z.input<typeof editTimeInput>;
+const editTimeInput = withReasons(editTimeFields.extend({ id: idField('The time entry id.') }), { id: 'bad_uuid' });
 
 type Body = z.output<typeof editTimeInput>;
 type Field = 'spentOn' | 'startedAt' | 'minutes' | 'note' | 'billable' | 'billingClientId' | 'categoryId';
@@ -70,11 +70,11 @@ function changedFields(e: LockedEntry, b: Body): Field[] {
  * A correction and its original keep one attribution and billable flag (`attribution_diverges`), and their
  * running net never goes below zero.
  */
-export async function editTime(ctx: Ctx, rawId: string, input: unknown): Promise<{ id: string }> {
+export async function editTime(ctx: Ctx, raw: unknown): Promise<{ id: string }> {
   authorize(ctx, 'time.edit');
-  const id = parseUuid(rawId, 'id');
   const p = ctx.principal;
-  const body = editTimeInput.parse(input ?? {});
+  const body = parseInput(editTimeInput, raw);
+  const id = body.id;
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     const e = await lockEntry(ctx, id);

@@ -9,6 +9,7 @@ import { periodColumns, type Period } from '../periods/manage.ts';
 import { dateSchema, entryScope, staffMember } from './common.ts';
 import { daysBetween } from './dates.ts';
 import { unknownPerson } from '../resolve/people.ts';
+import { parseInput } from '../validation.ts';
 
 /** Runs the reads on one read-only snapshot (pipelined on one connection), so names and periods match the entries. */
 function oneSnapshot<T>(ctx: Ctx, fn: (sql: Db) => Promise<T>): Promise<T> {
@@ -101,7 +102,7 @@ export interface Week {
 export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
   authorize(ctx, 'time.list');
   const { sql, principal: p } = ctx;
-  const q = listTimeInput.parse(input);
+  const q = parseInput(listTimeInput, input);
   const span = daysBetween(q.from, q.to);
   if (span < 0 || span + 1 > MAX_RANGE_DAYS) {
     throw invalid('range_limit', { maxDays: MAX_RANGE_DAYS }, `from..to must be in order and span at most ${MAX_RANGE_DAYS} days.`);

@@ -9,6 +9,7 @@ import { holdTickets } from '../tickets/concurrency.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
+import { parseInput } from '../validation.ts';
 
 export const logTimeInput = z.object({
   ticketId: z.uuid().describe('UUID of the ticket the work was on; it must be in a project (not the Inbox)'),
@@ -29,7 +30,7 @@ export type LogTimeInput = z.input<typeof logTimeInput>;
 export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }> {
   authorize(ctx, 'time.log');
   const p = ctx.principal;
-  const body = logTimeInput.parse(input);
+  const body = parseInput(logTimeInput, input);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     // three independent reads, pipelined on the transaction's connection

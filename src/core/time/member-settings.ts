@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { requireAdmin } from '../auth/guards.ts';
 import type { Ctx } from '../ctx.ts';
 import { invalid } from '../errors.ts';
@@ -8,11 +8,13 @@ import { assertCategory } from './categories.ts';
 import { canonicalTimezone } from './dates.ts';
 import { unknownPerson } from '../resolve/people.ts';
 
-export const memberSettingsInput = z.object({
+export const memberSettingsFields = z.object({
   timezone: z.string().min(1).max(64).optional().describe('IANA timezone, e.g. Europe/Berlin: the wall clock of entries and the meaning of "today"'),
   weeklyTargetMinutes: z.int().min(0).max(10_080).nullable().optional().describe('Expected minutes of work per week (0-10080); null for none'),
   categoryId: z.uuid().nullable().optional().describe('Owner/Admin only: default consultant category; null for none'),
 });
+
+const memberSettingsInput = withReasons(memberSettingsFields.extend({ identityId: idField('The workspace user.') }), { identityId: 'bad_uuid' });
 
 export interface MemberSettings {
   identityId: string;
@@ -25,11 +27,11 @@ export interface MemberSettings {
  * PATCH /members/{identityId} (browser session): a workspace user's time settings.
  * Timezone and weekly target: the person themselves, or Owner/Admin. Default category: Owner/Admin.
  */
-export async function updateMemberSettings(ctx: Ctx, rawIdentityId: string, input: unknown): Promise<MemberSettings> {
+export async function updateMemberSettings(ctx: Ctx, raw: unknown): Promise<MemberSettings> {
   const p = ctx.principal;
   authorize(ctx, 'members.update');
-  const identityId = parseUuid(rawIdentityId, 'identityId');
-  const body = memberSettingsInput.parse(input ?? {});
+  const body = parseInput(memberSettingsInput, raw);
+  const { identityId } = body;
   if (identityId !== p.identityId) requireAdmin(p, "Only an owner or admin may change someone else's settings.");
   if (body.categoryId !== undefined) requireAdmin(p, 'Only an owner or admin may set the category.', { field: 'categoryId' });
   let timezone: string | undefined;

@@ -1,8 +1,12 @@
+import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
+
+/** The ticket is `id` (a UUID), as in the path. */
+const reattributeTicketTimeInput = withReasons(z.object({ id: idField('The ticket UUID.') }), { id: 'bad_uuid' });
 
 /**
  * POST /time/tickets/{id}/reattribute (browser session; Owner or Admin): points every unbilled
@@ -10,10 +14,10 @@ import { loadTicket } from '../tickets/load.ts';
  * at the ticket's current billing client. Entries of closed periods are included: attribution
  * is not a work fact. Billed entries and correction chains keep their client.
  */
-export async function reattributeTicketTime(ctx: Ctx, rawTicketId: string): Promise<{ updated: number }> {
+export async function reattributeTicketTime(ctx: Ctx, raw: unknown): Promise<{ updated: number }> {
   const p = ctx.principal;
   authorize(ctx, 'time.reattribute');
-  const ticketId = parseUuid(rawTicketId, 'id');
+  const { id: ticketId } = parseInput(reattributeTicketTimeInput, raw);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
     // A hidden ticket is 404 before any role check (the contract's first rule).

@@ -3,7 +3,7 @@ import { getBoard, boardQuerySchema } from '../../core/board/board.ts';
 import { boardColumnQuerySchema, getBoardColumn } from '../../core/board/column.ts';
 import { getMyWork } from '../../core/board/my.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute } from '../route-table.ts';
+import { defineRoute, opInput } from '../route-table.ts';
 import { boardSchema, myWorkSchema } from '../../core/board/schema.ts';
 import { ticketListSchema } from '../../core/tickets/summary-schema.ts';
 
@@ -27,7 +27,7 @@ export const boardRoutes = [
     input: { params: z.object({ stateId: z.string().describe('A workflow state id (UUID), parsed by the core.') }), query: boardColumnQuerySchema },
     output: ticketListSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await getBoardColumn(coreCtx(deps, ctx), params.stateId, ctx.query);
+      ctx.body = await getBoardColumn(coreCtx(deps, ctx), opInput(ctx.query, params));
     },
   }),
   defineRoute({

@@ -158,7 +158,7 @@ export const commentsRoutes = [
     // the stored content type (risky types as application/octet-stream)
     output: { 200: { file: ['*/*'] } },
     handler: async ({ ctx, deps, params }) => {
-      const file = await downloadAttachment(coreCtx(deps, ctx), params.id);
+      const file = await downloadAttachment(coreCtx(deps, ctx), { attachmentId: params.id });
       ctx.set(file.headers);
       ctx.body = file.data;
     },

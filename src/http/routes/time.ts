@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { closePeriod, listPeriods, openPeriod, openPeriodInput, reopenPeriod } from '../../core/periods/manage.ts';
-import { createCategory, createCategoryInput, listCategories, projectCategoryInput, setProjectCategory } from '../../core/time/categories.ts';
-import { correctTime, correctTimeInput } from '../../core/time/correct.ts';
+import { createCategory, createCategoryInput, listCategories, projectCategoryFields, setProjectCategory } from '../../core/time/categories.ts';
+import { correctTime, correctTimeFields } from '../../core/time/correct.ts';
 import { deleteTime } from '../../core/time/delete.ts';
-import { editTime, editTimeInput } from '../../core/time/edit.ts';
+import { editTime, editTimeFields } from '../../core/time/edit.ts';
 import { listTime, listTimeInput } from '../../core/time/list.ts';
 import { logTime, logTimeInput } from '../../core/time/log.ts';
-import { memberSettingsInput, updateMemberSettings } from '../../core/time/member-settings.ts';
+import { memberSettingsFields, updateMemberSettings } from '../../core/time/member-settings.ts';
 import { reattributeTicketTime } from '../../core/time/reattribute.ts';
 import { coreCtx } from '../context.ts';
-import { defineRoute, idParam } from '../route-table.ts';
+import { defineRoute, idParam, opInput } from '../route-table.ts';
 import { reattributedSchema, weekSchema } from '../../core/time/schema.ts';
 import { idSchema, okSchema } from '../../core/response-schema.ts';
 import { periodListSchema, periodSchema } from '../../core/periods/schema.ts';
@@ -44,10 +44,10 @@ export const timeRoutes = [
     method: 'PATCH',
     path: '/time/:id',
     action: 'time.edit',
-    input: { params: byId, body: editTimeInput },
+    input: { params: byId, body: editTimeFields },
     output: idSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await editTime(coreCtx(deps, ctx), params.id, ctx.request.body);
+      ctx.body = await editTime(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
@@ -57,18 +57,18 @@ export const timeRoutes = [
     input: { params: byId },
     output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await deleteTime(coreCtx(deps, ctx), params.id);
+      ctx.body = await deleteTime(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/time/:id/corrections',
     action: 'time.correct',
-    input: { params: byId, body: correctTimeInput },
+    input: { params: byId, body: correctTimeFields },
     output: { 201: idSchema },
     handler: async ({ ctx, deps, params }) => {
       ctx.status = 201;
-      ctx.body = await correctTime(coreCtx(deps, ctx), params.id, ctx.request.body);
+      ctx.body = await correctTime(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
@@ -78,7 +78,7 @@ export const timeRoutes = [
     input: { params: byId },
     output: reattributedSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), params.id);
+      ctx.body = await reattributeTicketTime(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
@@ -109,7 +109,7 @@ export const timeRoutes = [
     input: { params: byId },
     output: periodSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await closePeriod(coreCtx(deps, ctx), params.id);
+      ctx.body = await closePeriod(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
@@ -119,7 +119,7 @@ export const timeRoutes = [
     input: { params: byId },
     output: periodSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await reopenPeriod(coreCtx(deps, ctx), params.id);
+      ctx.body = await reopenPeriod(coreCtx(deps, ctx), params);
     },
   }),
   defineRoute({
@@ -147,20 +147,20 @@ export const timeRoutes = [
     method: 'PATCH',
     path: '/members/:identityId',
     action: 'members.update',
-    input: { params: z.object({ identityId: idParam('identityId') }), body: memberSettingsInput },
+    input: { params: z.object({ identityId: idParam('identityId') }), body: memberSettingsFields },
     output: memberSettingsSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await updateMemberSettings(coreCtx(deps, ctx), params.identityId, ctx.request.body);
+      ctx.body = await updateMemberSettings(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
   defineRoute({
     method: 'PUT',
     path: '/projects/:projectId/members/:identityId/category',
     action: 'categories.assign',
-    input: { params: z.object({ projectId: idParam('projectId'), identityId: idParam('identityId') }), body: projectCategoryInput },
+    input: { params: z.object({ projectId: idParam('projectId'), identityId: idParam('identityId') }), body: projectCategoryFields },
     output: projectCategorySchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await setProjectCategory(coreCtx(deps, ctx), params.projectId, params.identityId, ctx.request.body);
+      ctx.body = await setProjectCategory(coreCtx(deps, ctx), opInput(ctx.request.body, params));
     },
   }),
 ];

@@ -49,7 +49,7 @@ export const workspaceRoutes = [
     input: { params: z.object({ id: idParam() }) },
     output: okSchema,
     handler: async ({ ctx, deps, params }) => {
-      ctx.body = await revokeToken(coreCtx(deps, ctx), params.id);
+      ctx.body = await revokeToken(coreCtx(deps, ctx), params);
     },
   }),
 ];

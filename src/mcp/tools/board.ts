@@ -66,7 +66,7 @@ export const getBoardColumnTool = defineTool({
   fields: { ...FILTER_FIELDS, stateId: 'state' },
   run: async (ctx, a) => {
     const [stateId, filters] = await Promise.all([resolveWorkflowId(ctx, 'states', a.state, 'state'), filterQuery(ctx, a as FilterArgs)]);
-    const page = await getBoardColumn(ctx, stateId, defined({ ...filters, cursor: a.cursor, limit: String(a.limit) }));
+    const page = await getBoardColumn(ctx, defined({ ...filters, stateId, cursor: a.cursor, limit: String(a.limit) }));
     return { items: page.items.map(compact), nextCursor: page.nextCursor };
   },
   text: ticketListText,

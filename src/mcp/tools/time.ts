@@ -3,7 +3,7 @@ import { resolvePersonId } from '../../core/resolve/people.ts';
 import { resolveTicketUuid } from '../../core/resolve/tickets.ts';
 import { listCategories } from '../../core/time/categories.ts';
 import { noteSchema } from '../../core/time/common.ts';
-import { editTime, editTimeInput } from '../../core/time/edit.ts';
+import { editTime, editTimeFields } from '../../core/time/edit.ts';
 import { listTime, MAX_RANGE_DAYS, totalMinutes } from '../../core/time/list.ts';
 import { logTime, logTimeInput } from '../../core/time/log.ts';
 import { dateArg, defined, personArg, ticketArg } from '../args.ts';
@@ -58,12 +58,13 @@ export const updateTimeEntryTool = defineTool({
       entryId: z.string().describe('Time entry id.'),
       spentOn: dateArg('New date').optional(),
       startedAt: clockArg.optional(),
-      minutes: editTimeInput.shape.minutes.describe('Non-zero; negative only on a correction.'),
+      minutes: editTimeFields.shape.minutes.describe('Non-zero; negative only on a correction.'),
       note: noteArg.optional(),
       billable: z.boolean().optional().describe('Billable to the client.'),
     }),
   output: idResult,
-  run: (ctx, a) => editTime(ctx, a.entryId, defined({ spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable })),
+  run: (ctx, a) =>
+    editTime(ctx, defined({ id: a.entryId, spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable })),
 });
 
 const entry = z.object({
