@@ -43,7 +43,7 @@ export async function listRuns(ctx: Ctx, input: unknown): Promise<{ items: Billi
   const ids = await sql<{ id: string; createdAt: string }[]>`
     select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as "createdAt" from billing_runs
     where workspace_id = ${p.workspaceId}
-      ${after ? sql`and (created_at, id) < (${after[0]!}::timestamp at time zone 'UTC', ${after[1]!}::uuid)` : sql``}
+      ${after ? sql`and (created_at, id) < (${after[0]!}::text::timestamp at time zone 'UTC', ${after[1]!}::uuid)` : sql``}
     order by created_at desc, id desc limit ${q.limit + 1}`;
   const page = ids.slice(0, q.limit);
   const items = await Promise.all(page.map((r) => presentRun(sql, p.workspaceId, r.id)));

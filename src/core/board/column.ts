@@ -54,7 +54,7 @@ export async function getBoardColumn(ctx: Ctx, raw: unknown): Promise<TicketList
 /** After the cursor's position in board order, and unchanged since the walk began. */
 function afterSql(ctx: Ctx, c: BoardCursor) {
   const { sql } = ctx;
-  return sql`and (-t.priority_position, t.updated_at, t.id) < (${-c.priority}::int, ${c.at}::timestamp at time zone 'UTC', ${c.id}::uuid)
+  return sql`and (-t.priority_position, t.updated_at, t.id) < (${-c.priority}::int, ${c.at}::text::timestamp at time zone 'UTC', ${c.id}::uuid)
     and not exists (select 1 from ticket_changes c where c.ticket_id = t.id and c.seq > ${c.mark}::bigint)`;
 }
 

@@ -69,7 +69,7 @@ export async function listDownloadableDocuments(ctx: Ctx, input: unknown): Promi
     join clients c on c.id = d.client_id
     left join projects pr on pr.id = d.project_id
     where d.workspace_id = ${p.workspaceId} and ${rule.where} and not d.voided and not d.redacted and d.content is not null
-      ${after ? sql`and (d.created_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
+      ${after ? sql`and (d.created_at, d.id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : sql``}
     order by d.created_at desc, d.id desc
     limit ${q.limit + 1}`;
   const page = rows.slice(0, q.limit);

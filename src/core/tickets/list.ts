@@ -46,7 +46,7 @@ export async function listTickets(ctx: Ctx, input: unknown): Promise<TicketList>
   const rows = await selectSummaries(ctx, {
     where: sql`${filters}
       and ${q.archived ? sql`t.archived` : sql`not t.archived`}
-      ${after ? sql`and (t.updated_at, t.id) < (${after.at}::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
+      ${after ? sql`and (t.updated_at, t.id) < (${after.at}::text::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
     order: sql`t.updated_at desc, t.id desc`,
     limit: limit + 1,
     key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,

@@ -44,7 +44,7 @@ export async function listIntakeMessages(ctx: Ctx, input: unknown): Promise<{ it
     from intake_messages
     where workspace_id = ${p.workspaceId}
       ${q.status ? sql`and status = ${q.status}` : sql``}
-      ${after ? sql`and (received_at, id) < (${after[0]}::timestamp at time zone 'UTC', ${after[1]}::uuid)` : sql``}
+      ${after ? sql`and (received_at, id) < (${after[0]}::text::timestamp at time zone 'UTC', ${after[1]}::uuid)` : sql``}
     order by received_at desc, id desc
     limit ${q.limit + 1}`;
   const page = rows.slice(0, q.limit);
