@@ -20,6 +20,7 @@ import { load } from './scenarios/load.ts';
 import { billing } from './scenarios/billing.ts';
 import { mail } from './scenarios/mail.ts';
 import { startup } from './scenarios/startup.ts';
+import { ops } from './scenarios/ops.ts';
 
 export interface BenchEnv {
   api: string;
@@ -38,7 +39,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

@@ -16,6 +16,8 @@ const schema = z.object({
     .default(24 * 14),
   TOKEN_CACHE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   WORKER: z.enum(['on', 'off']).default('on'),
+  // Days job_history keeps each attempt (the console's throughput, durations and failures); older rows are deleted hourly.
+  JOB_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   // Outgoing mail (timesheet deliveries). Without SMTP_URL the worker runs a local catch-all SMTP
   // server on loopback (OUTBOX_PORT, 0 = any free port) writing each message to OUTBOX_DIR
   // (default <DATA_DIR>/outbox) as an .eml file.

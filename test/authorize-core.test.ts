@@ -62,6 +62,7 @@ import { listPeople } from '../src/core/people/list.ts';
 import { listProjects } from '../src/core/projects/list.ts';
 import type { Db } from '../src/db/connect.ts';
 import { opsVoidRun } from '../src/core/ops/billing.ts';
+import { setBillingOperator } from '../src/core/ops/operators.ts';
 import { actOnJob } from '../src/core/ops/job-actions.ts';
 import { queueCounts } from '../src/core/ops/jobs.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -251,6 +252,7 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'ops.read': (ctx) => queueCounts(ctx),
   'ops.act': (ctx) => actOnJob(ctx, 'retry', { jobId: '1' }),
   'ops.destroy': (ctx) => opsVoidRun(ctx, { runId: randomUUID(), reason: 'probe', confirmation: 'VOID' }),
+  'ops.operators.set': (ctx) => setBillingOperator(ctx, { identityId: w.member.id, billingOperator: false }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
   'tokens.revoke': (ctx) => revokeToken(ctx, { id: randomUUID() }),

@@ -65,7 +65,8 @@ async function settled(runId: string, want = 'completed') {
     await new Promise((r) => setTimeout(r, 100));
   }
   const errors = await app.db.sql`select task, attempt, outcome, error from job_history where outcome <> 'succeeded' order by id`;
-  const jobs = await app.db.sql`select t.identifier, j.attempts, j.locked_by, j.run_at, j.last_error from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id`;
+  const jobs = await app.db
+    .sql`select t.identifier, j.attempts, j.locked_by, j.run_at, j.last_error from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id`;
   const run = (await asOwner('GET', `/billing/runs/${runId}`)).body;
   throw new Error(`the run did not finish in 90 s: ${run.status}; attempts not succeeded: ${JSON.stringify(errors)}; jobs: ${JSON.stringify(jobs)}`);
 }

@@ -38,7 +38,7 @@ async function everyPage<T>(page: (cursor: string | undefined) => Promise<{ item
 
 it('GET /tickets', async () => {
   const project = await makeProject(db.sql, ws, {});
-  const ids = [];
+  const ids: string[] = [];
   for (let i = 0; i < 4; i++) ids.push((await makeTicket(db.sql, ws, { projectId: project.id, title: `T${i}` })).id);
   await db.sql`update tickets set updated_at = '2026-05-05T10:00:00.123000Z'::timestamptz + (array_position(${ids}::uuid[], id) * interval '1 microsecond') where id = any(${ids}::uuid[])`;
   const seen = await everyPage(async (cursor) => {
@@ -63,7 +63,7 @@ it('MCP resources/list (documents)', async () => {
 
 it('GET /billing/runs', async () => {
   const period = await makePeriod(db.sql, ws, { start: '2025-03-01', end: '2025-03-31', closed: true });
-  const runs = [];
+  const runs: string[] = [];
   for (let i = 0; i < 4; i++) runs.push((await makeBillingRun(db.sql, ws, { periodId: period.id })).id);
   await db.sql`update billing_runs set created_at = '2026-05-05T10:00:00.123000Z'::timestamptz + (array_position(${runs}::uuid[], id) * interval '1 microsecond') where id = any(${runs}::uuid[])`;
   const seen = await everyPage(async (cursor) => {

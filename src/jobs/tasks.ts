@@ -1,4 +1,6 @@
 import type { Task, TaskList } from 'graphile-worker';
+import { loadConfig } from '../config.ts';
+import type { Db } from '../db/connect.ts';
 import { billingTasks, type JobServices } from './billing.ts';
 import { recorded } from './history.ts';
 import { mailCrontab, mailTasks } from './mail.ts';
@@ -8,7 +10,7 @@ import { mailCrontab, mailTasks } from './mail.ts';
  * checked; each task is idempotent so a retry after a crash is harmless.
  */
 export function taskListFor(services: JobServices): TaskList {
-  const tasks: TaskList = { ...maintenanceTasks, ...billingTasks(services), ...mailTasks(services) };
+  const tasks: TaskList = { ...maintenanceTasks, ...historyTasks(services), ...billingTasks(services), ...mailTasks(services) };
   const onError = (err: unknown) => services.log.warn({ err }, 'job history not recorded');
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, recorded(services.sql, task as Task, onError)]));
 }
@@ -27,5 +29,31 @@ const maintenanceTasks: TaskList = {
   },
 };
 
+/**
+ * Deletes job_history rows that started more than `days` days ago, `batch` rows per statement
+ * (each its own short transaction, oldest first by the started_at index), so the cleanup never
+ * holds a long lock on the table the worker writes every attempt to. Answers how many it deleted.
+ */
+export async function deleteOldJobHistory(sql: Db, days: number, batch = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await sql`
+      delete from job_history where id in (
+        select id from job_history where started_at < now() - make_interval(days => ${days}) order by started_at limit ${batch})`;
+    total += deleted.count;
+    if (deleted.count < batch) return total;
+  }
+}
+
+/** The job_history retention (JOB_HISTORY_RETENTION_DAYS, 30 days by default), read when the task runs. */
+function historyTasks(services: Pick<JobServices, 'log' | 'sql'>, days = () => loadConfig().JOB_HISTORY_RETENTION_DAYS): TaskList {
+  return {
+    'history:cleanup': async () => {
+      const n = await deleteOldJobHistory(services.sql, days());
+      if (n > 0) services.log.info({ deleted: n }, 'job history cleaned up');
+    },
+  };
+}
+
 /** Recurring tasks, in graphile-worker's crontab format. */
-export const crontab = ['17 * * * * sessions:cleanup', '*/10 * * * * limits:cleanup', mailCrontab].join('\n');
+export const crontab = ['17 * * * * sessions:cleanup', '*/10 * * * * limits:cleanup', '41 * * * * history:cleanup', mailCrontab].join('\n');

@@ -16,6 +16,7 @@ import { layout } from './layout.ts';
 import { billingPages } from './pages/billing.ts';
 import { jobPages } from './pages/jobs.ts';
 import { loginPage } from './pages/login.ts';
+import { operatorPages } from './pages/operators.ts';
 import { otherPages } from './pages/other.ts';
 
 /** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
@@ -194,7 +195,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: new Date(0), path: '/' });
     send(ctx, { redirect: '/ops/login' });
   });
-  for (const route of [...jobPages, ...billingPages, ...otherPages]) {
+  for (const route of [...jobPages, ...billingPages, ...otherPages, ...operatorPages]) {
     if (route.method === 'GET') router.get(route.path, guarded(route.handler));
     else router.post(route.path, body, guarded(route.handler));
   }

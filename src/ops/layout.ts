@@ -19,6 +19,7 @@ const SECTIONS = [
   ['mail', 'Mail'],
   ['outbox', 'Outbox'],
   ['audit', 'Audit'],
+  ['operators', 'Operators'],
 ] as const;
 
 /** The page shell: skip link, navigation, who is signed in, notices, and the page's content. */

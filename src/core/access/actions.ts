@@ -152,6 +152,7 @@ export const ACTIONS = {
   'ops.read': { ...session, admin: true, orFlag: 'billingOperator' },
   'ops.act': { ...session, admin: true },
   'ops.destroy': { ...session, reauth: true },
+  'ops.operators.set': { ...session, admin: true },
   'tokens.list': session,
   'tokens.create': session,
   'tokens.revoke': session,

@@ -15,8 +15,8 @@ export const JOBS = (sql: Db) => sql`graphile_worker._private_jobs j
   join graphile_worker._private_tasks t on t.id = j.task_id
   left join graphile_worker._private_job_queues q on q.id = j.job_queue_id`;
 
-/** The jobs the caller's workspace may see (and act on). */
-export const inWorkspace = (sql: Db, workspaceId: string) => sql`(ops_job_workspace(j.payload) = ${workspaceId}::uuid or ops_job_workspace(j.payload) is null)`;
+/** The jobs the caller's workspace may see (and act on): its own and the process's (no workspace); one lookup per job. */
+export const inWorkspace = (sql: Db, workspaceId: string) => sql`coalesce(ops_job_workspace(j.payload) = ${workspaceId}::uuid, true)`;
 
 export interface QueueCount {
   task: string;
