@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { invalid, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
+import { badCursor, decodeCursor, encodeCursor, isMicrosTimestamp } from '../tickets/cursor.ts';
 import { parseUuid, UUID_PATTERN } from '../validation.ts';
 import { presentRun, type BillingRun } from './present.ts';
 
@@ -12,33 +13,21 @@ const cursor = z.string().max(200).optional().describe('nextCursor of the previo
 export const listRunsInput = z.object({ cursor, limit: limit(100, 20) });
 export const listRunEntriesInput = z.object({ runId: z.string(), cursor, limit: limit(500, 100) });
 
-const badCursor = () => invalid('bad_cursor', { field: 'cursor' }, 'The cursor is not one this list gave.');
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
-
-const encode = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
-function decode(raw: string | undefined, size: number): string[] | null {
+/** A cursor's parts under `kind`, each checked against its pattern: anything else is 400 `bad_cursor`, never a database error. */
+function decodeChecked(raw: string | undefined, kind: string, checks: ((part: string) => boolean)[]): string[] | null {
   if (raw === undefined) return null;
-  try {
-    const parts: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(parts) && parts.length === size && parts.every((p) => typeof p === 'string')) return parts as string[];
-  } catch {
-    // fall through to the refusal
-  }
-  throw badCursor();
-}
-
-/** A cursor's parts, each checked against its pattern: anything else is 400 `bad_cursor`, never a database error. */
-function decodeChecked(raw: string | undefined, patterns: RegExp[]): string[] | null {
-  const parts = decode(raw, patterns.length);
-  if (parts && parts.some((p, i) => !patterns[i]!.test(p))) throw badCursor();
+  const parts = decodeCursor(raw, kind, checks.length);
+  if (parts.some((part, i) => !checks[i]!(part))) throw badCursor();
   return parts;
 }
+
+const isUuid = (s: string) => UUID_PATTERN.test(s);
 
 /** GET /billing/runs: the workspace's runs, newest first, keyset-paged. */
 export async function listRuns(ctx: Ctx, input: unknown): Promise<{ items: BillingRun[]; nextCursor: string | null }> {
   authorize(ctx, 'billing.runs.list');
   const q = listRunsInput.parse(input ?? {});
-  const after = decodeChecked(q.cursor, [TIMESTAMP, UUID_PATTERN]);
+  const after = decodeChecked(q.cursor, 'runs', [isMicrosTimestamp, isUuid]);
   const { sql, principal: p } = ctx;
   const ids = await sql<{ id: string; createdAt: string }[]>`
     select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as "createdAt" from billing_runs
@@ -48,7 +37,7 @@ export async function listRuns(ctx: Ctx, input: unknown): Promise<{ items: Billi
   const page = ids.slice(0, q.limit);
   const items = await Promise.all(page.map((r) => presentRun(sql, p.workspaceId, r.id)));
   const last = page.at(-1);
-  return { items, nextCursor: ids.length > q.limit && last ? encode([last.createdAt, last.id]) : null };
+  return { items, nextCursor: ids.length > q.limit && last ? encodeCursor('runs', [last.createdAt, last.id]) : null };
 }
 
 /** GET /billing/runs/{id}: one run with per-client totals and its document ids. */
@@ -81,7 +70,7 @@ export async function listRunEntries(ctx: Ctx, input: unknown): Promise<{ items:
   authorize(ctx, 'billing.runs.read');
   const runId = parseUuid((input as { runId?: unknown } | undefined)?.runId, 'id');
   const q = listRunEntriesInput.parse(input);
-  const afterId = decodeChecked(q.cursor, [UUID_PATTERN])?.[0] ?? null;
+  const afterId = decodeChecked(q.cursor, 'run-entries', [isUuid])?.[0] ?? null;
   const { sql, principal: p } = ctx;
   const [run] = await sql`select 1 from billing_runs where id = ${runId} and workspace_id = ${p.workspaceId}`;
   if (!run) throw notFound('unknown_run', undefined, 'No such billing run.');
@@ -97,5 +86,5 @@ export async function listRunEntries(ctx: Ctx, input: unknown): Promise<{ items:
     where l.run_id = ${runId} ${afterId ? sql`and l.entry_id > ${afterId}::uuid` : sql``}
     order by l.entry_id limit ${q.limit + 1}`;
   const items = rows.slice(0, q.limit);
-  return { items, nextCursor: rows.length > q.limit ? encode([items.at(-1)!.entryId]) : null };
+  return { items, nextCursor: rows.length > q.limit ? encodeCursor('run-entries', [items.at(-1)!.entryId]) : null };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { invalid } from '../errors.ts';
+import { badCursor, decodeCursor, encodeCursor, isMicrosTimestamp } from '../tickets/cursor.ts';
 import { parseInput, UUID_PATTERN } from '../validation.ts';
 import { documentRule } from './access.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
@@ -25,26 +25,13 @@ export interface DownloadableDocument {
   createdAt: string;
 }
 
-/** An opaque cursor over (createdAt, id), newest first. */
-const encode = (createdAt: string, id: string) => Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+/** The cursor kind of this list (src/core/tickets/cursor.ts): (createdAt with microseconds, id), newest first. */
+const KIND = 'documents';
 
 function decode(cursor: string): [string, string] {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(v) &&
-      v.length === 2 &&
-      typeof v[0] === 'string' &&
-      typeof v[1] === 'string' &&
-      UUID_PATTERN.test(v[1]) &&
-      !Number.isNaN(Date.parse(v[0]))
-    ) {
-      return [v[0], v[1]];
-    }
-  } catch {
-    // refused below
-  }
-  throw invalid('bad_cursor', { field: 'cursor' }, 'cursor: not a cursor this list gave out.');
+  const [at, id] = decodeCursor(cursor, KIND, 2) as [string, string];
+  if (!isMicrosTimestamp(at) || !UUID_PATTERN.test(id)) throw badCursor();
+  return [at, id];
 }
 
 /**
@@ -64,18 +51,18 @@ export async function listDownloadableDocuments(ctx: Ctx, input: unknown): Promi
     select d.id, d.number, d.format, c.name as "clientName", pr.name as "projectName",
            to_char(d.period_start, 'YYYY-MM-DD') as "periodStart", d.version, d.bytes,
            to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-           to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+           to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as at
     from documents d
     join clients c on c.id = d.client_id
     left join projects pr on pr.id = d.project_id
     where d.workspace_id = ${p.workspaceId} and ${rule.where} and not d.voided and not d.redacted and d.content is not null
-      ${after ? sql`and (d.created_at, d.id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : sql``}
+      ${after ? sql`and (d.created_at, d.id) < (${after[0]}::text::timestamp at time zone 'UTC', ${after[1]}::uuid)` : sql``}
     order by d.created_at desc, d.id desc
     limit ${q.limit + 1}`;
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
     documents: page.map(({ at: _at, ...d }) => d),
-    nextCursor: rows.length > q.limit && last ? encode(last.at, last.id) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor(KIND, [last.at, last.id]) : null,
   };
 }
