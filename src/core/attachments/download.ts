@@ -1,4 +1,5 @@
 import contentDisposition from 'content-disposition';
+import { SAFE_FILE_HEADERS } from '../files/safe-headers.ts';
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { idField, parseInput, withReasons } from '../validation.ts';
@@ -62,9 +63,7 @@ export async function downloadAttachment(ctx: Ctx, raw: unknown): Promise<Attach
       'Content-Type': risky ? 'application/octet-stream' : a.contentType,
       // An ASCII fallback name, and the exact name as RFC 5987 `filename*` whenever it differs.
       'Content-Disposition': contentDisposition(a.filename, { type: inline ? 'inline' : 'attachment', fallback: a.filename.replace(/[^\x20-\x7e]/g, '_') }),
-      'Cache-Control': 'private, no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+      ...SAFE_FILE_HEADERS,
     },
   };
 }

@@ -1,4 +1,6 @@
+import contentDisposition from 'content-disposition';
 import { authorize } from '../access/authorize.ts';
+import { SAFE_FILE_HEADERS } from '../files/safe-headers.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { parseUuid } from '../validation.ts';
@@ -18,6 +20,8 @@ export interface DocumentDownload {
   disposition: 'inline' | 'attachment';
   format: DocumentFormat;
   document: DocumentFields;
+  /** The contract's download headers: type by format, html inline, else an attachment named `<number>.<format>`, and the safe file headers. */
+  headers: Record<string, string>;
 }
 
 interface Row extends DocumentFields {
@@ -69,13 +73,20 @@ export async function downloadDocument(ctx: Ctx, input: unknown): Promise<Docume
   }
   if (!d.content) throw notFound('file_unavailable', undefined, 'The file of this document is not available.');
   const { timesheetId: _sheet, allowed: _allowed, content, ...document } = d;
+  const filename = `${d.number}.${d.format}`;
+  const inline = d.format === 'html';
   return {
     bytes: content,
     contentType: CONTENT_TYPES[d.format],
-    filename: `${d.number}.${d.format}`,
-    disposition: d.format === 'html' ? 'inline' : 'attachment',
+    filename,
+    disposition: inline ? 'inline' : 'attachment',
     format: d.format,
     document,
+    headers: {
+      'Content-Type': CONTENT_TYPES[d.format],
+      'Content-Disposition': inline ? 'inline' : contentDisposition(filename, { type: 'attachment' }),
+      ...SAFE_FILE_HEADERS,
+    },
   };
 }
 

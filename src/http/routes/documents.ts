@@ -1,27 +1,11 @@
-import contentDisposition from 'content-disposition';
 import { z } from 'zod';
-import { downloadDocument, type DocumentDownload } from '../../core/documents/download.ts';
+import { downloadDocument } from '../../core/documents/download.ts';
 import { listDocumentGrants, setDocumentGrant, setDocumentGrantInput } from '../../core/documents/grants.ts';
 import { listDocuments, listDocumentsInput } from '../../core/documents/list.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
 import { documentGrantsSchema, documentListSchema } from '../../core/documents/list-schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
-
-/**
- * The contract's download headers: the type by format, html shown inline (a timesheet to read
- * and print) and the other formats saved as `<number>.<format>`, never cached, never sniffed,
- * and a CSP that lets the document's inline styles apply but nothing load or run.
- */
-function downloadHeaders(file: DocumentDownload): Record<string, string> {
-  return {
-    'Content-Type': file.contentType,
-    'Content-Disposition': file.disposition === 'inline' ? 'inline' : contentDisposition(file.filename, { type: 'attachment' }),
-    'Cache-Control': 'private, no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-  };
-}
 
 const clientParams = z.object({ id: idParam() });
 
@@ -45,7 +29,7 @@ export const documentsRoutes = [
     output: { 200: { file: ['text/html', 'application/pdf', 'text/csv'] } },
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadDocument(coreCtx(deps, ctx), { documentId: params.id });
-      ctx.set(downloadHeaders(file));
+      ctx.set(file.headers);
       ctx.body = file.bytes;
     },
   }),
