@@ -14,7 +14,7 @@ export const renderPayload = z.object({ timesheetId: z.uuid(), format: z.enum(['
  * document that exists is never written again (documents are immutable; the unique
  * (timesheet, format) key settles a race), so a retry after a crash at any step leaves the same
  * single row. The bytes are made outside the transaction (a pdf takes a browser), then written
- * with the run's progress in one transaction.
+ * with the run's progress in one transaction, under the run's row lock (serialised with a void).
  */
 export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
   const { timesheetId, format } = renderPayload.parse(payload);
@@ -33,6 +33,12 @@ export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<Job
   step(ctx, 'render:rendered');
   await jobTx(ctx, async (ctx) => {
     const { sql } = ctx;
+    // The run's row lock, taken before the document is written: a void (which takes the same row
+    // `for update`) either committed before, and the insert below reads the run as voided, or waits
+    // for this transaction and then voids the document with the rest. Read in the insert alone,
+    // the status could be a void's past while the void's own update missed the new row.
+    await sql`
+      select r.id from timesheets s join billing_runs r on r.id = s.run_id where s.id = ${timesheetId} for no key update of r`;
     await sql`select 1 from timesheets where id = ${timesheetId} for update`;
     await sql`
       insert into documents (workspace_id, run_id, client_id, project_id, scope, number, period_start, format, version, locale,
