@@ -19,6 +19,22 @@ export function isStorableString(s: string): boolean {
   return !NUL.test(s) && !LONE_SURROGATE.test(s);
 }
 
+const UNSTORABLE = new RegExp(`${NUL.source}|${LONE_SURROGATE.source}`, 'g');
+
+/**
+ * The same rule for text that must be kept rather than refused (what a mail message says): each
+ * NUL and lone surrogate becomes U+FFFD, as a decoder writes for bytes it cannot read, and at most
+ * `max` code points are kept (PostgreSQL's length()), never half a surrogate pair.
+ */
+export function storableText(s: string, max = Infinity): string {
+  const clean = s.replace(UNSTORABLE, '\uFFFD');
+  if (clean.length <= max) return clean;
+  // a code point is at most two code units: no need to split the whole of a long text
+  return Array.from(clean.slice(0, 2 * max))
+    .slice(0, max)
+    .join('');
+}
+
 /** The path (`a.b.0`) of the first unstorable string or key in `value`, or null. Iterative: deep input cannot overflow the stack. */
 export function findBadInput(value: unknown): { path: string; problem: 'invalid_characters' | 'too_deep' } | null {
   const stack: { v: unknown; path: string[] }[] = [{ v: value, path: [] }];

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import { isConnectionError, type Db } from '../../../db/connect.ts';
+import { storableText } from '../../input.ts';
 import { jobTx, type JobCtx } from '../../jobs/ctx.ts';
 import { holdTickets } from '../../tickets/concurrency.ts';
 import { droppedNote, fit, MAX_COMMENT, MAX_DESCRIPTION, messageText, ticketTitle, visibleReply } from './body.ts';
@@ -47,23 +48,28 @@ const outcome = (status: IntakeStatus, reason: string | null = null, ticketId: s
 
 const DUPLICATE: IntakeOutcome = { status: 'duplicate', reason: null, ticketId: null, commentId: null };
 
-/** Error text for the log: the message, at most 2,000 characters. */
-export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1900) || 'unknown error';
+/** Error text for the log and `lastError`: the message, storable, at most 1,900 characters (a reason keeps 2,000). */
+export const errorText = (err: unknown) => storableText(err instanceof Error ? err.message : String(err), 1900) || 'unknown error';
+
+/** Errors that say nothing about the message (a lost connection, a lost race): the poll stops and reads it again next time. */
+const retryLater = (err: unknown) => isConnectionError(err) || (err instanceof Error && ['40001', '40P01'].includes(String((err as { code?: unknown }).code)));
 
 /**
  * Handles one message, exactly once: in ONE transaction its dedupe key is recorded (a key seen
  * before ends it: `duplicate`), then the message is judged and what it becomes is written: a
  * ticket, a comment, or nothing (ignored, quarantined), with the intake log row. A message that
  * cannot be parsed, or whose ticket or comment cannot be written (rolled back to a savepoint), is
- * quarantined with the error text; only a lost database connection is thrown (the poll stops and
- * the message is read again next time, when its key tells).
+ * quarantined with the error text; one whose transaction fails anywhere else is quarantined by a
+ * minimal row (inOwnTransaction). Only a lost connection or race is thrown (the poll stops and the
+ * message is read again next time, when its key tells).
  */
 export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: FetchedMessage, limits: IntakeLimits): Promise<IntakeOutcome> {
   if (!msg.source) {
     const raw = readRaw(msg.headerBlock ?? Buffer.alloc(0));
     const messageId = ownMessageId(raw);
-    return jobTx(ctx, (ctx) =>
-      record(ctx.sql, mailbox, msg, raw, { key: oversizeKey(raw, messageId, msg.size), messageId, parsed: null }, async () =>
+    const key = oversizeKey(raw, messageId, msg.size);
+    return inOwnTransaction(ctx, mailbox, msg, key, (sql) =>
+      record(sql, mailbox, msg, raw, { key, messageId, parsed: null }, async () =>
         outcome('quarantined', `too_large: ${msg.size} bytes, over the ${limits.maxMessageBytes}-byte limit`),
       ),
     );
@@ -81,8 +87,8 @@ export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: Fe
   } catch (err) {
     parseError = err;
   }
-  return jobTx(ctx, (ctx) =>
-    record(ctx.sql, mailbox, msg, raw, { key, messageId, parsed }, async (sql) => {
+  return inOwnTransaction(ctx, mailbox, msg, key, (sql) =>
+    record(sql, mailbox, msg, raw, { key, messageId, parsed }, async (sql) => {
       if (!parsed) return outcome('quarantined', `unparseable: ${errorText(parseError)}`);
       const from = parsed.from && STORABLE_ADDRESS.test(parsed.from.address) ? parsed.from : null;
       const noise = noiseReason(raw, mailbox.own, from?.address.toLowerCase() ?? addressOf(header(raw, 'from')));
@@ -96,13 +102,48 @@ export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: Fe
           write(sp as unknown as Db, ctx.now(), mailbox.workspaceId, sender, parsed, thread, limits),
         );
       } catch (err) {
-        if (isConnectionError(err)) throw err;
+        if (retryLater(err)) throw err;
         ctx.log.warn({ mailboxId: mailbox.id, uid: msg.uid, err: errorText(err) }, 'mail intake: message quarantined');
         return outcome('quarantined', `${thread.kind === 'ticket' ? 'comment_failed' : 'ticket_failed'}: ${errorText(err)}`);
       }
     }),
   );
 }
+
+/**
+ * Runs the message's one transaction (`attempt`: its log row and what it becomes). When that fails
+ * for a reason of the message's own, anywhere (the log row, the judging, the outcome), all of it
+ * is rolled back and the message is quarantined, in a transaction of its own, by a minimal row
+ * that can always be written: UID, UIDVALIDITY, size, dedupe key and the reason, nothing the
+ * message says. So no message blocks the ones behind it; only when not even that row can be
+ * written is the error thrown (the poll names the message in `lastError`).
+ */
+async function inOwnTransaction(
+  ctx: JobCtx,
+  mailbox: IntakeMailbox,
+  msg: FetchedMessage,
+  key: string,
+  attempt: (sql: Db) => Promise<IntakeOutcome>,
+): Promise<IntakeOutcome> {
+  try {
+    return await jobTx(ctx, (ctx) => attempt(ctx.sql));
+  } catch (err) {
+    if (retryLater(err)) throw err;
+    ctx.log.warn({ mailboxId: mailbox.id, uid: msg.uid, err: errorText(err) }, 'mail intake: message could not be stored, quarantined');
+    const reason = `store_failed: ${errorText(err)}`;
+    return jobTx(ctx, async ({ sql }) => {
+      const [row] = await sql`
+        insert into intake_messages (workspace_id, mailbox_id, dedupe_key, received_at, status, reason, uid_validity, uid, size)
+        values (${mailbox.workspaceId}, ${mailbox.id}, ${key}, ${msg.receivedAt}, 'quarantined', ${reason}, ${msg.uidValidity}::bigint, ${msg.uid}, ${msg.size})
+        on conflict (workspace_id, dedupe_key) do nothing
+        returning id`;
+      return row ? outcome('quarantined', reason) : DUPLICATE;
+    });
+  }
+}
+
+/** The most the log keeps of what a message says (RFC 5322 lines hold 998 characters; an address 320). */
+const LOG_MAX = { address: 320, subject: 998, messageId: 900, reason: 2000 };
 
 /** Claims the message's dedupe key with its log row, judges it, and records the outcome on the row. */
 async function record(
@@ -115,18 +156,21 @@ async function record(
 ): Promise<IntakeOutcome> {
   const from = m.parsed?.from?.address ?? addressOf(header(raw, 'from'));
   const subject = m.parsed?.subject ?? header(raw, 'subject') ?? '';
+  const messageId = m.messageId === null ? null : storableText(m.messageId, LOG_MAX.messageId);
   // The unique key also makes a second poll of the same message (were two ever to overlap) wait here, then find it taken.
   const [row] = await sql<{ id: string }[]>`
     insert into intake_messages (workspace_id, mailbox_id, dedupe_key, message_id, from_address, subject, received_at, status,
                                  uid_validity, uid, size, source)
-    values (${mailbox.workspaceId}, ${mailbox.id}, ${m.key}, ${m.messageId}, ${from?.slice(0, 320) ?? null}, ${Array.from(subject).slice(0, 998).join('')},
+    values (${mailbox.workspaceId}, ${mailbox.id}, ${m.key}, ${messageId}, ${from === null ? null : storableText(from, LOG_MAX.address)},
+            ${storableText(subject, LOG_MAX.subject)},
             ${msg.receivedAt}, 'quarantined', ${msg.uidValidity}::bigint, ${msg.uid}, ${msg.size}, ${msg.source})
     on conflict (workspace_id, dedupe_key) do nothing
     returning id`;
   if (!row) return DUPLICATE;
   const result = await judge(sql);
   await sql`
-    update intake_messages set status = ${result.status}, reason = ${result.reason}, ticket_id = ${result.ticketId}, comment_id = ${result.commentId}
+    update intake_messages set status = ${result.status}, reason = ${result.reason === null ? null : storableText(result.reason, LOG_MAX.reason)},
+                               ticket_id = ${result.ticketId}, comment_id = ${result.commentId}
     where id = ${row.id}`;
   return result;
 }

@@ -1,5 +1,6 @@
 import { MailParser, type AttachmentStream, type MessageText } from 'mailparser';
 import { MAX_ATTACHMENT_BYTES } from '../../attachments/upload.ts';
+import { storableText } from '../../input.ts';
 
 /** What the intake keeps of a message; bounded by IntakeLimits. */
 export interface IntakeLimits {
@@ -52,7 +53,7 @@ export function parseMessage(source: Buffer, limits: IntakeLimits): Promise<Pars
         const first = parser.from?.value.find((a) => a.address);
         out.from = first?.address ? { address: first.address, name: first.name } : null;
         out.subject = parser.subject ?? '';
-        resolve(out);
+        resolve(storable(out));
       }
     };
     parser.on('data', (data: AttachmentStream | MessageText) => {
@@ -75,6 +76,35 @@ export function parseMessage(source: Buffer, limits: IntakeLimits): Promise<Pars
     parser.on('error', reject);
     parser.end(source);
   });
+}
+
+/** The longest address there is (RFC 3696: 64 + 1 + 255); a longer From names no sender. */
+const MAX_ADDRESS = 320;
+/** Longer display names say nothing more (identities keep 200). */
+const MAX_NAME = 200;
+/** Longer attachment names say nothing more (the stored name keeps 255: cleanFilename). */
+const MAX_FILENAME = 255;
+
+/**
+ * The message as PostgreSQL can store it: every text the sender wrote passes storableText here,
+ * so no NUL or lone surrogate (a `=?UTF-8?Q?nul=00byte?=` subject, a UTF-16 part or file name)
+ * reaches a ticket, a comment, an event's jsonb or the log. The header block is read the same way
+ * (raw.ts); the rest of the intake may take both as they are.
+ */
+function storable(m: ParsedMessage): ParsedMessage {
+  const text = (s: string | null) => (s === null ? null : storableText(s));
+  return {
+    from: m.from && m.from.address.length <= MAX_ADDRESS ? { address: storableText(m.from.address), name: storableText(m.from.name, MAX_NAME) } : null,
+    subject: storableText(m.subject),
+    text: text(m.text),
+    html: text(m.html),
+    attachments: m.attachments.map((a) => ({
+      ...a,
+      filename: a.filename === undefined ? undefined : storableText(a.filename, MAX_FILENAME),
+      contentType: storableText(a.contentType, MAX_FILENAME),
+    })),
+    dropped: m.dropped.map((d) => ({ ...d, filename: storableText(d.filename, MAX_FILENAME) })),
+  };
 }
 
 async function readAttachment(data: AttachmentStream, limits: IntakeLimits, out: ParsedMessage): Promise<void> {

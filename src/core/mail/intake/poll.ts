@@ -1,6 +1,7 @@
 import { ImapFlow, type SearchObject } from 'imapflow';
 import { z } from 'zod';
 import type { Db } from '../../../db/connect.ts';
+import { storableText } from '../../input.ts';
 import { step, type JobCtx } from '../../jobs/ctx.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { replyParserGuarded } from './body.ts';
@@ -104,7 +105,16 @@ async function loadForPoll(sql: Db, id: string): Promise<PollMailbox | null> {
 function describe(err: unknown): string {
   const e = err as { message?: string; responseText?: string; serverResponseCode?: string; code?: string };
   const parts = [e.serverResponseCode ?? e.code, errorText(err), e.responseText].filter(Boolean);
-  return [...new Set(parts)].join(': ').slice(0, 2000);
+  return storableText([...new Set(parts)].join(': '), 2000);
+}
+
+/** Runs a step of one message's handling; its failure names the message, so `lastError` says which one the poll stopped at. */
+async function forMessage<T>(msg: FetchedMessage, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new Error(`message UID ${msg.uid} (UIDVALIDITY ${msg.uidValidity}): ${describe(err)}`, { cause: err });
+  }
 }
 
 async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limits: IntakeLimits, counts: PollCounts): Promise<void> {
@@ -150,7 +160,8 @@ async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits
   for (let i = 0; i < uids.length; i += META_CHUNK) {
     const metas: { uid: number; size: number; receivedAt: Date }[] = [];
     for await (const m of client.fetch(uids.slice(i, i + META_CHUNK), { uid: true, size: true, internalDate: true }, { uid: true })) {
-      metas.push({ uid: m.uid, size: m.size ?? 0, receivedAt: m.internalDate ? new Date(m.internalDate) : ctx.now() });
+      const at = m.internalDate ? new Date(m.internalDate) : null;
+      metas.push({ uid: m.uid, size: m.size ?? 0, receivedAt: at && !Number.isNaN(at.getTime()) ? at : ctx.now() });
     }
     metas.sort((a, b) => a.uid - b.uid);
     for (const batch of batches(metas, limits)) {
@@ -158,11 +169,13 @@ async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits
       step(ctx, 'mail:fetched');
       for (let k = 0; k < messages.length; k++) {
         const msg = messages[k]!;
-        const result = await intakeMessage(ctx, mailbox, msg, limits);
+        const result = await forMessage(msg, () => intakeMessage(ctx, mailbox, msg, limits));
         counts[result.status]++;
         step(ctx, 'mail:imported');
-        if (mb.afterImport === 'move') await client.messageMove(String(msg.uid), mb.moveTo!, { uid: true });
-        else await client.messageFlagsAdd(String(msg.uid), ['\\Seen'], { uid: true });
+        await forMessage(msg, async () => {
+          if (mb.afterImport === 'move') await client.messageMove(String(msg.uid), mb.moveTo!, { uid: true });
+          else await client.messageFlagsAdd(String(msg.uid), ['\\Seen'], { uid: true });
+        });
         step(ctx, 'mail:flagged');
         if (!rescan) await advance(ctx.sql, mb, uidValidity, msg.uid);
         // handled: let the source go before the next one is parsed

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { storableText } from '../../input.ts';
 
 /**
  * A message as it came off the server, read without a MIME parser: the header block (unfolded,
@@ -22,7 +23,10 @@ export function readRaw(source: Buffer): RawMessage {
   return { headers: parseHeaderBlock(headerBytes.toString('latin1')), body: end < 0 ? Buffer.alloc(0) : source.subarray(end + skip) };
 }
 
-/** Unfolds continuation lines; a line that is not `Name: value` is skipped. */
+/**
+ * Unfolds continuation lines; a line that is not `Name: value` is skipped. Values are storable
+ * text (storableText): whatever reads a header (threading, the log, the noise rules) may write it.
+ */
 export function parseHeaderBlock(block: string): Map<string, string[]> {
   const headers = new Map<string, string[]>();
   const lines: string[] = [];
@@ -34,7 +38,7 @@ export function parseHeaderBlock(block: string): Map<string, string[]> {
     const m = /^([!-9;-~]+)[ \t]*:(.*)$/.exec(line);
     if (!m) continue;
     const name = m[1]!.toLowerCase();
-    headers.set(name, [...(headers.get(name) ?? []), m[2]!.trim()]);
+    headers.set(name, [...(headers.get(name) ?? []), storableText(m[2]!.trim())]);
   }
   return headers;
 }
