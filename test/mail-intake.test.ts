@@ -511,9 +511,10 @@ describe('a message that cannot be handled never blocks the mailbox', () => {
 describe('the poll job', () => {
   it('a poll job that failed for good (its key would keep every later poll out) is put back by the next tick', async () => {
     const w = await world();
-    await enqueuePoll(db.sql, w.mailboxId);
+    const mailbox = { id: w.mailboxId, workspaceId: w.ws.id };
+    await enqueuePoll(db.sql, mailbox);
     await db.sql`update graphile_worker._private_jobs set attempts = max_attempts, last_error = 'database went away' where key = ${`mail:poll:${w.mailboxId}`}`;
-    await enqueuePoll(db.sql, w.mailboxId);
+    await enqueuePoll(db.sql, mailbox);
     const jobs = () => db.sql`select attempts, max_attempts as max, run_at <= now() as due from graphile_worker.jobs where key = ${`mail:poll:${w.mailboxId}`}`;
     expect(await jobs()).toEqual([{ attempts: 0, max: 1, due: true }]);
     // the minute's tick queues every enabled mailbox, still one job each

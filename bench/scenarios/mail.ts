@@ -81,7 +81,7 @@ export const mail: Scenario = {
         const idle = await rssOf(pid);
         const samples: number[] = [];
         const began = performance.now();
-        await enqueuePoll(env.sql, mailboxId);
+        await enqueuePoll(env.sql, { id: mailboxId, workspaceId: ws });
         let imported = 0;
         while (imported < MESSAGES) {
           await new Promise((r) => setTimeout(r, 100));

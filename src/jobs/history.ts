@@ -14,6 +14,12 @@ function refsOf(payload: unknown): Record<'run_id' | 'timesheet_id' | 'document_
   };
 }
 
+/** The workspace a job works for, as every payload the core queues names it (src/core/jobs/enqueue.ts). */
+function workspaceOf(payload: unknown): string | null {
+  const w = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).workspaceId : null;
+  return typeof w === 'string' && /^[0-9a-f-]{36}$/i.test(w) ? w : null;
+}
+
 /**
  * Wraps a task so every attempt leaves a row in `job_history` (graphile-worker deletes finished
  * jobs): written when the attempt starts, completed with its outcome, duration and error text
@@ -28,22 +34,20 @@ export function recorded(sql: Db, task: Task, onError: (err: unknown) => void): 
     const [row] = await sql<{ id: string }[]>`
       insert into job_history (job_id, task, job_key, attempt, max_attempts, worker_id, workspace_id, run_id, timesheet_id, document_id, delivery_id, mailbox_id, payload)
       values (${job.id}, ${job.task_identifier}, ${job.key}, ${job.attempts}, ${job.max_attempts}, ${job.locked_by},
-              coalesce((select workspace_id from billing_runs where id = ${refs.run_id}::uuid),
-                       (select workspace_id from timesheets where id = ${refs.timesheet_id}::uuid),
-                       (select workspace_id from documents where id = ${refs.document_id}::uuid),
-                       (select workspace_id from document_deliveries where id = ${refs.delivery_id}::uuid),
-                       (select workspace_id from mailboxes where id = ${refs.mailbox_id}::uuid)),
+              coalesce((select id from workspaces where id = ${workspaceOf(payload)}::uuid), (select workspace_id from queued_jobs where job_id = ${job.id}::bigint)),
               ${refs.run_id}, ${refs.timesheet_id}, ${refs.document_id}, ${refs.delivery_id}, ${refs.mailbox_id},
               ${sql.json((payload ?? null) as never)})
       returning id`.catch((err: unknown) => (onError(err), [] as { id: string }[]));
     const finish = (outcome: 'succeeded' | 'failed', error: string | null, served: unknown = null) => {
       if (!row) return Promise.resolve();
       const more = refsOf(served);
+      // graphile-worker deletes a job that succeeded once this returns: its queued_jobs row goes in
+      // the same statement (a crash in between leaves one for history:cleanup)
       return sql`
+        with done as (delete from queued_jobs where ${outcome === 'succeeded'} and job_id = ${job.id}::bigint)
         update job_history set outcome = ${outcome}, error = ${error}, finished_at = now(), duration_ms = ${Date.now() - started},
                run_id = coalesce(run_id, ${more.run_id}::uuid), document_id = coalesce(document_id, ${more.document_id}::uuid),
-               delivery_id = coalesce(delivery_id, ${more.delivery_id}::uuid), timesheet_id = coalesce(timesheet_id, ${more.timesheet_id}::uuid),
-               workspace_id = coalesce(workspace_id, (select workspace_id from billing_runs where id = ${more.run_id}::uuid))
+               delivery_id = coalesce(delivery_id, ${more.delivery_id}::uuid), timesheet_id = coalesce(timesheet_id, ${more.timesheet_id}::uuid)
         where id = ${row.id}`.then(() => undefined, onError);
     };
     let served: unknown;

@@ -45,12 +45,19 @@ export async function deleteOldJobHistory(sql: Db, days: number, batch = 5000): 
   }
 }
 
+/** Forgets the queued_jobs rows of jobs graphile-worker no longer holds (finished, cancelled, or left by a crash). */
+export async function deleteFinishedQueuedJobs(sql: Db): Promise<number> {
+  const gone = await sql`delete from queued_jobs q where not exists (select 1 from graphile_worker.jobs j where j.id = q.job_id)`;
+  return gone.count;
+}
+
 /** The job_history retention (JOB_HISTORY_RETENTION_DAYS, 30 days by default), read when the task runs. */
 function historyTasks(services: Pick<JobServices, 'log' | 'sql'>, days = () => loadConfig().JOB_HISTORY_RETENTION_DAYS): TaskList {
   return {
     'history:cleanup': async () => {
       const n = await deleteOldJobHistory(services.sql, days());
       if (n > 0) services.log.info({ deleted: n }, 'job history cleaned up');
+      await deleteFinishedQueuedJobs(services.sql);
     },
   };
 }

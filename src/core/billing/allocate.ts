@@ -58,7 +58,7 @@ export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<JobRef
         await enqueue(
           sql,
           'documents:render',
-          { timesheetId: sheetId, format },
+          { workspaceId: run.workspaceId, timesheetId: sheetId, format },
           { jobKey: `documents:render:${sheetId}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
         );
       }

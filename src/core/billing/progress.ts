@@ -6,7 +6,13 @@ export const DELIVERY_MAX_ATTEMPTS = 5;
 
 /** The job that sends one delivery; keyed by it, so it is never queued twice. */
 export async function enqueueDelivery(sql: Db, deliveryId: string): Promise<void> {
-  await enqueue(sql, 'documents:deliver', { deliveryId }, { jobKey: `documents:deliver:${deliveryId}`, maxAttempts: DELIVERY_MAX_ATTEMPTS });
+  const [d] = await sql<{ workspaceId: string }[]>`select workspace_id as "workspaceId" from document_deliveries where id = ${deliveryId}`;
+  await enqueue(
+    sql,
+    'documents:deliver',
+    { workspaceId: d!.workspaceId, deliveryId },
+    { jobKey: `documents:deliver:${deliveryId}`, maxAttempts: DELIVERY_MAX_ATTEMPTS },
+  );
 }
 
 /**

@@ -66,7 +66,12 @@ export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | R
     const [run] = await sql<{ id: string }[]>`
       insert into billing_runs (workspace_id, period_id, status, created_by, created_at)
       values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
-    await enqueue(sql, 'billing:allocate', { runId: run!.id }, { jobKey: `billing:allocate:${run!.id}`, maxAttempts: ALLOCATE_MAX_ATTEMPTS });
+    await enqueue(
+      sql,
+      'billing:allocate',
+      { workspaceId: p.workspaceId, runId: run!.id },
+      { jobKey: `billing:allocate:${run!.id}`, maxAttempts: ALLOCATE_MAX_ATTEMPTS },
+    );
     return presentRun(sql, p.workspaceId, run!.id);
   });
 }

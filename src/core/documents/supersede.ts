@@ -10,7 +10,7 @@ import { enqueue } from '../jobs/enqueue.ts';
  * marked `redacted`. Returns how many runs were affected.
  */
 export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Promise<number> {
-  const sheets = await sql<{ id: string; runId: string; formats: string[] }[]>`
+  const sheets = await sql<{ id: string; runId: string; workspaceId: string; formats: string[] }[]>`
     insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, supersedes_id)
     select s.workspace_id, s.run_id, s.client_id, s.project_id, s.scope, s.number, s.version + 1, s.formats, s.id
     from timesheets s join billing_runs r on r.id = s.run_id
@@ -18,7 +18,7 @@ export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Pro
       and not exists (select 1 from timesheets newer where newer.supersedes_id = s.id)
       and exists (select 1 from billing_run_entries l where l.run_id = s.run_id and l.ticket_id = ${ticketId}
                   and l.client_id = s.client_id and (s.project_id is null or l.project_id = s.project_id))
-    returning id, run_id as "runId", formats`;
+    returning id, run_id as "runId", workspace_id as "workspaceId", formats`;
   if (sheets.length === 0) return 0;
   await sql`
     update documents d set redacted = true
@@ -28,7 +28,7 @@ export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Pro
       await enqueue(
         sql,
         'documents:render',
-        { timesheetId: sheet.id, format },
+        { workspaceId: sheet.workspaceId, timesheetId: sheet.id, format },
         { jobKey: `documents:render:${sheet.id}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
       );
     }

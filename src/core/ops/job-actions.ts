@@ -21,16 +21,17 @@ const describeFilter = (f: FailedFilter) =>
  * Retries failed jobs now: due at once, with one more attempt allowed when they had used theirs
  * up. Their attempts count on (graphile-worker's `attempts` is not reset), so the next attempt
  * leaves a new job_history row following the failed one (job_history_follows) and nothing is
- * overwritten. Only jobs of the filter still failed and unlocked when the statement runs are touched.
+ * overwritten. Through graphile-worker's public `reschedule_jobs`, which touches only jobs no
+ * worker holds when it runs: one that started meanwhile is left to its worker.
  */
 async function retryWhere(ctx: Ctx, f: FailedFilter, ids: string[] | null): Promise<number> {
   return tx(ctx, async ({ sql, principal: p }) => {
     const rows = await sql`
-      update graphile_worker._private_jobs u
-      set run_at = now(), max_attempts = greatest(u.max_attempts, u.attempts + 1), updated_at = now()
-      from (select j.id from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)} ${ids ? sql`and j.id = any(${ids}::bigint[])` : sql``}
-            for update of j skip locked) s
-      where u.id = s.id returning u.id`;
+      select r.id from (
+        select greatest(j.max_attempts, j.attempts + 1) as max_attempts, array_agg(j.id) as ids
+        from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)} ${ids ? sql`and j.id = any(${ids}::bigint[])` : sql``}
+        group by 1) g
+      cross join lateral graphile_worker.reschedule_jobs(g.ids, run_at => now(), max_attempts => g.max_attempts) r`;
     if (rows.length > 0) await sql`select pg_notify('jobs:insert', ${JSON.stringify({ count: rows.length })})`;
     return rows.length;
   });
@@ -40,10 +41,10 @@ async function retryWhere(ctx: Ctx, f: FailedFilter, ids: string[] | null): Prom
 async function cancelWhere(ctx: Ctx, f: FailedFilter, ids: string[] | null): Promise<number> {
   return tx(ctx, async ({ sql, principal: p }) => {
     const chosen = await sql<{ id: string }[]>`
-      select j.id::text from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)} ${ids ? sql`and j.id = any(${ids}::bigint[])` : sql``}
-      for update of j skip locked`;
+      select j.id::text from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)} ${ids ? sql`and j.id = any(${ids}::bigint[])` : sql``}`;
     if (chosen.length === 0) return 0;
-    const done = await sql`select id from graphile_worker.complete_jobs(${chosen.map((c) => c.id)}::bigint[])`;
+    const done = await sql<{ id: string }[]>`select id::text from graphile_worker.complete_jobs(${chosen.map((c) => c.id)}::bigint[])`;
+    await sql`delete from queued_jobs where job_id = any(${done.map((d) => d.id)}::bigint[])`;
     return done.length;
   });
 }

@@ -43,8 +43,8 @@ const ATTEMPT = (ctx: Ctx) => ctx.sql`
   h.duration_ms as "durationMs", h.follows_id::text as "followsId", h.run_id as "runId", h.document_id as "documentId",
   h.delivery_id as "deliveryId", h.payload`;
 const LIVE = (ctx: Ctx) => ctx.sql`
-  j.id::text, t.identifier as task, q.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts", j.run_at as "runAt",
-  j.locked_by as "lockedBy", j.last_error as "lastError", j.payload`;
+  j.id::text, j.task_identifier as task, j.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts", j.run_at as "runAt",
+  j.locked_by as "lockedBy", j.last_error as "lastError", qj.payload`;
 
 export const searchInput = z.object({
   q: z
@@ -69,7 +69,7 @@ export async function searchJobs(ctx: Ctx, raw: unknown): Promise<{ live: LiveJo
   const live = await sql<LiveJob[]>`
     select ${LIVE(ctx)} from ${JOBS(sql)}
     where ${inWorkspace(sql, p.workspaceId)}
-      and (t.identifier = ${q} or q.queue_name = ${q} or j.key = ${q} or j.payload::text ilike ${like})
+      and (j.task_identifier = ${q} or j.queue_name = ${q} or j.key = ${q} or qj.payload::text ilike ${like})
     order by j.id desc limit 100`;
   const byObject = id
     ? sql`or h.run_id = ${id}::uuid or h.timesheet_id = ${id}::uuid or h.document_id = ${id}::uuid or h.delivery_id = ${id}::uuid

@@ -5,18 +5,17 @@ import type { Ctx } from '../ctx.ts';
 import { parseInput } from '../validation.ts';
 
 /**
- * The console's view of graphile-worker's queue, scoped to the caller's workspace: a job is the
- * workspace's when its payload names one of its objects (ops_job_workspace, sql/060_ops.sql);
- * a job naming none (a cleanup, the mailbox scheduler) is the process's, shown to every operator.
- * A job is in exactly one state: running (locked), failed (not running, has an error: waiting
- * for its retry or given up), scheduled (no error, not due) or waiting (no error, due).
+ * The console's view of the queue, scoped to the caller's workspace: graphile-worker's public
+ * `jobs` view beside the project's own `queued_jobs` (the workspace and payload each job was
+ * queued with, sql/076). A job with no workspace there (a cleanup, the mailbox scheduler, queued
+ * by the crontab) is the process's, shown to every operator. A job is in exactly one state:
+ * running (locked), failed (not running, has an error: waiting for its retry or given up),
+ * scheduled (no error, not due) or waiting (no error, due).
  */
-export const JOBS = (sql: Db) => sql`graphile_worker._private_jobs j
-  join graphile_worker._private_tasks t on t.id = j.task_id
-  left join graphile_worker._private_job_queues q on q.id = j.job_queue_id`;
+export const JOBS = (sql: Db) => sql`graphile_worker.jobs j left join queued_jobs qj on qj.job_id = j.id`;
 
-/** The jobs the caller's workspace may see (and act on): its own and the process's (no workspace); one lookup per job. */
-export const inWorkspace = (sql: Db, workspaceId: string) => sql`coalesce(ops_job_workspace(j.payload) = ${workspaceId}::uuid, true)`;
+/** The jobs the caller's workspace may see (and act on): its own and the process's (no workspace). */
+export const inWorkspace = (sql: Db, workspaceId: string) => sql`(qj.workspace_id is null or qj.workspace_id = ${workspaceId}::uuid)`;
 
 export interface QueueCount {
   task: string;
@@ -33,7 +32,7 @@ export async function queueCounts(ctx: Ctx): Promise<QueueCount[]> {
   authorize(ctx, 'ops.read');
   const { sql } = ctx;
   return sql<QueueCount[]>`
-    select t.identifier as task, q.queue_name as queue,
+    select j.task_identifier as task, j.queue_name as queue,
            count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now())::int as waiting,
            count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at > now())::int as scheduled,
            count(*) filter (where j.locked_at is not null)::int as running,
@@ -41,8 +40,8 @@ export async function queueCounts(ctx: Ctx): Promise<QueueCount[]> {
            min(j.run_at) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now()) as "oldestWaiting"
     from ${JOBS(sql)}
     where ${inWorkspace(sql, ctx.principal.workspaceId)}
-    group by t.identifier, q.queue_name
-    order by t.identifier, q.queue_name nulls first`;
+    group by j.task_identifier, j.queue_name
+    order by j.task_identifier, j.queue_name nulls first`;
 }
 
 export interface RunningJob {
@@ -61,7 +60,7 @@ export async function runningJobs(ctx: Ctx): Promise<RunningJob[]> {
   authorize(ctx, 'ops.read');
   const { sql } = ctx;
   return sql<RunningJob[]>`
-    select j.id::text, t.identifier as task, j.key, j.locked_by as "lockedBy", j.locked_at as "lockedAt", j.attempts,
+    select j.id::text, j.task_identifier as task, j.key, j.locked_by as "lockedBy", j.locked_at as "lockedAt", j.attempts,
            exists (select 1 from worker_heartbeats b where j.locked_by = any(b.worker_ids) and b.beat_at > now() - interval '1 minute') as "workerAlive"
     from ${JOBS(sql)}
     where j.locked_at is not null and ${inWorkspace(sql, ctx.principal.workspaceId)}
@@ -88,8 +87,8 @@ export const errorGroup = (sql: Db) => sql`left(split_part(coalesce(j.last_error
 /** The failed jobs a filter selects (the same condition lists, counts and acts on). */
 export function failedWhere(sql: Db, workspaceId: string, f: FailedFilter) {
   return sql`j.locked_at is null and j.last_error is not null and ${inWorkspace(sql, workspaceId)}
-    ${f.task ? sql`and t.identifier = ${f.task}` : sql``}
-    ${f.queue ? sql`and q.queue_name = ${f.queue}` : sql``}
+    ${f.task ? sql`and j.task_identifier = ${f.task}` : sql``}
+    ${f.queue ? sql`and j.queue_name = ${f.queue}` : sql``}
     ${f.error !== undefined ? sql`and ${errorGroup(sql)} = ${f.error}` : sql``}
     ${f.before ? sql`and j.updated_at < ${f.before}::date` : sql``}`;
 }
@@ -116,11 +115,11 @@ export async function failedJobs(
   const f = parseFailedFilter(raw);
   const { sql, principal: p } = ctx;
   const groups = await sql<{ error: string; task: string; count: number }[]>`
-    select ${errorGroup(sql)} as error, min(t.identifier) as task, count(*)::int as count
+    select ${errorGroup(sql)} as error, min(j.task_identifier) as task, count(*)::int as count
     from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, {})}
     group by 1 order by 3 desc, 1 limit 50`;
   const jobs = await sql<FailedJob[]>`
-    select j.id::text, t.identifier as task, q.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts",
+    select j.id::text, j.task_identifier as task, j.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts",
            j.last_error as "lastError", case when j.attempts < j.max_attempts then j.run_at end as "nextRun", j.updated_at as "failedAt"
     from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)}
     order by j.updated_at desc, j.id desc limit 100`;

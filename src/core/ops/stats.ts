@@ -51,16 +51,18 @@ function nextMatch(match: (d: { min: number; hour: number; date: number; month: 
   return null;
 }
 
-/** The process's crontab with each task's last execution (graphile-worker's known crontabs), last outcome and next run. */
+/** The process's crontab with each task's last execution and outcome (its latest attempt) and next run. */
 export async function crontabView(ctx: Ctx, crontab: string): Promise<CronEntry[]> {
   authorize(ctx, 'ops.read');
   const items = parseCrontab(crontab);
   const lines = crontab.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
   const { sql } = ctx;
+  // The latest attempt of each crontab task, from job_history (task, started_at desc index): the
+  // project's own record, where graphile-worker's known-crontab table is private to it.
   const known = await sql<{ identifier: string; lastExecution: Date | null; outcome: CronEntry['lastOutcome'] }[]>`
-    select k.identifier, k.last_execution as "lastExecution",
-           (select h.outcome from job_history h where h.task = k.identifier order by h.id desc limit 1) as outcome
-    from graphile_worker._private_known_crontabs k`;
+    select t.identifier, h.started_at as "lastExecution", h.outcome
+    from unnest(${items.map((i) => i.task)}::text[]) as t(identifier)
+    cross join lateral (select h.started_at, h.outcome from job_history h where h.task = t.identifier order by h.started_at desc limit 1) h`;
   return items.map((item, i) => {
     const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
     return {

@@ -13,9 +13,10 @@ import { enqueue } from '../../jobs/enqueue.ts';
  * went away mid-poll) keeps its key, and the dedupe would keep every later poll out for good:
  * such a job is put back to run now, as a fresh one.
  */
-export async function enqueuePoll(sql: Db, mailboxId: string): Promise<void> {
+export async function enqueuePoll(sql: Db, mailbox: { id: string; workspaceId: string }): Promise<void> {
+  const mailboxId = mailbox.id;
   const jobKey = `mail:poll:${mailboxId}`;
-  await enqueue(sql, 'mail:poll', { mailboxId }, { jobKey, queueName: `mailbox:${mailboxId}`, maxAttempts: 1 });
+  await enqueue(sql, 'mail:poll', { workspaceId: mailbox.workspaceId, mailboxId }, { jobKey, queueName: `mailbox:${mailboxId}`, maxAttempts: 1 });
   await sql`
     select graphile_worker.reschedule_jobs(array(select j.id from graphile_worker.jobs j where j.key = ${jobKey} and j.locked_at is null and j.attempts > 0),
                                            run_at => now(), attempts => 0)`;
@@ -24,8 +25,8 @@ export async function enqueuePoll(sql: Db, mailboxId: string): Promise<void> {
 /** The `mail:schedule` job, on the crontab every minute: a poll for every enabled mailbox. */
 export async function schedulePolls(ctx: JobCtx, _payload: unknown): Promise<{ queued: number }> {
   return jobTx(ctx, async ({ sql }) => {
-    const rows = await sql<{ id: string }[]>`select id from mailboxes where enabled order by id`;
-    for (const r of rows) await enqueuePoll(sql, r.id);
+    const rows = await sql<{ id: string; workspaceId: string }[]>`select id, workspace_id as "workspaceId" from mailboxes where enabled order by id`;
+    for (const r of rows) await enqueuePoll(sql, r);
     return { queued: rows.length };
   });
 }
@@ -37,7 +38,7 @@ export async function requestPoll(ctx: Ctx): Promise<{ queued: true }> {
     const [mb] = await sql<{ id: string; enabled: boolean }[]>`select id, enabled from mailboxes where workspace_id = ${p.workspaceId}`;
     if (!mb) throw notFound('no_mailbox', undefined, 'This workspace has no mailbox.');
     if (!mb.enabled) throw conflict('mailbox_disabled', undefined, 'The mailbox is disabled; enable it to poll it.');
-    await enqueuePoll(sql, mb.id);
+    await enqueuePoll(sql, { id: mb.id, workspaceId: p.workspaceId });
     return { queued: true as const };
   });
 }

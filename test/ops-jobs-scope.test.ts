@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Principal } from '../src/core/auth/principal.ts';
+import type { Ctx } from '../src/core/ctx.ts';
+import { enqueue } from '../src/core/jobs/enqueue.ts';
+import { actOnFailed, actOnJob } from '../src/core/ops/job-actions.ts';
+import { jobDetail, searchJobs } from '../src/core/ops/job-search.ts';
+import { failedJobs, queueCounts } from '../src/core/ops/jobs.ts';
+import { deleteFinishedQueuedJobs } from '../src/jobs/tasks.ts';
+import { testDb, type TestDb } from './helpers/db.ts';
+import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+
+/**
+ * The console's job views read graphile-worker's public `jobs` view and the project's own
+ * `queued_jobs` (sql/076), never the library's private tables: each workspace sees, counts and
+ * acts on its own jobs and the process's, never another workspace's.
+ */
+let db: TestDb;
+let a: { ws: Workspace; admin: Person };
+let b: { ws: Workspace; admin: Person };
+
+beforeAll(async () => {
+  db = await testDb();
+  for (const which of ['a', 'b'] as const) {
+    const ws = await makeWorkspace(db.sql);
+    const side = { ws, admin: await makeUser(db.sql, ws, { role: 'admin' }) };
+    if (which === 'a') a = side;
+    else b = side;
+  }
+});
+afterAll(() => db.close());
+
+function ctxOf(side: { ws: Workspace; admin: Person }): Ctx {
+  const principal: Principal = {
+    workspaceId: side.ws.id,
+    slug: side.ws.slug,
+    identityId: side.admin.id,
+    name: side.admin.email,
+    role: 'admin',
+    clientId: null,
+    via: 'session',
+    scopes: new Set(['read', 'write', 'triage']),
+    projectIds: null,
+    tokenId: null,
+    tokenKind: null,
+    sessionId: randomUUID(),
+    reauthAt: new Date(),
+    source: 'ui',
+    door: 'console',
+  };
+  return { sql: db.sql, principal, now: () => new Date() };
+}
+
+/** A job queued by the core for the workspace, then failed for good through graphile-worker's public function. */
+async function failedJob(ws: Workspace, key: string): Promise<string> {
+  await enqueue(db.sql, 'billing:allocate', { workspaceId: ws.id, runId: randomUUID() }, { jobKey: key, maxAttempts: 1 });
+  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${key}`;
+  await db.sql`select graphile_worker.permanently_fail_jobs(${[job!.id]}::bigint[], 'went wrong')`;
+  return job!.id;
+}
+
+it('enqueue records the workspace and payload beside the job, and each workspace sees only its own failed jobs', async () => {
+  const jobA = await failedJob(a.ws, `scope-a-${randomUUID()}`);
+  const jobB = await failedJob(b.ws, `scope-b-${randomUUID()}`);
+  expect(await db.sql`select workspace_id as "workspaceId", task from queued_jobs where job_id = ${jobA}::bigint`).toEqual([
+    { workspaceId: a.ws.id, task: 'billing:allocate' },
+  ]);
+
+  const seenByA = await failedJobs(ctxOf(a), {});
+  expect(seenByA.jobs.map((j) => j.id)).toEqual([jobA]);
+  expect(seenByA.total).toBe(1);
+  expect((await queueCounts(ctxOf(a))).reduce((n, q) => n + q.failed, 0)).toBe(1);
+  expect((await failedJobs(ctxOf(b), {})).jobs.map((j) => j.id)).toEqual([jobB]);
+
+  // the payload is searchable by its own workspace only
+  const payloadText = (await db.sql<{ p: string }[]>`select payload->>'runId' as p from queued_jobs where job_id = ${jobB}::bigint`)[0]!.p;
+  expect((await searchJobs(ctxOf(b), { q: payloadText })).live.map((j) => j.id)).toEqual([jobB]);
+  expect((await searchJobs(ctxOf(a), { q: payloadText })).live).toEqual([]);
+  await expect(jobDetail(ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'not_found' });
+
+  // A cannot retry or cancel B's job, by id or in bulk
+  await expect(actOnJob(ctxOf(a), 'retry', { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
+  await expect(actOnJob(ctxOf(a), 'cancel', { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
+  expect(await actOnFailed(ctxOf(a), 'retry', {})).toBe(1);
+  const [bAfter] = await db.sql<{ attempts: number; max: number; due: boolean }[]>`
+    select attempts, max_attempts as max, run_at <= now() as due from graphile_worker.jobs where id = ${jobB}::bigint`;
+  expect(bAfter).toMatchObject({ attempts: 1, max: 1 });
+
+  // A's retry went through graphile-worker's reschedule_jobs: one more attempt allowed, due now
+  const [aAfter] = await db.sql<{ attempts: number; max: number; due: boolean }[]>`
+    select attempts, max_attempts as max, run_at <= now() as due from graphile_worker.jobs where id = ${jobA}::bigint`;
+  expect(aAfter).toEqual({ attempts: 1, max: 2, due: true });
+
+  // B cancels its own: the job and its queued_jobs row go, A's stays
+  expect(await actOnJob(ctxOf(b), 'cancel', { jobId: jobB })).toBe(1);
+  expect(await db.sql`select 1 from graphile_worker.jobs where id = ${jobB}::bigint`).toEqual([]);
+  expect(await db.sql`select 1 from queued_jobs where job_id = ${jobB}::bigint`).toEqual([]);
+  expect(await db.sql`select 1 from queued_jobs where job_id = ${jobA}::bigint`).toHaveLength(1);
+});
+
+it('a job queued by the crontab (no queued_jobs row) is the process’s: every workspace sees it', async () => {
+  const [job] = await db.sql<
+    { id: string }[]
+  >`select (graphile_worker.add_job('sessions:cleanup', '{}'::json, job_key => ${`cron-${randomUUID()}`})).id::text as id`;
+  await db.sql`select graphile_worker.permanently_fail_jobs(${[job!.id]}::bigint[], 'cleanup failed')`;
+  for (const side of [a, b]) expect((await failedJobs(ctxOf(side), { task: 'sessions:cleanup' })).jobs.map((j) => j.id)).toEqual([job!.id]);
+  await db.sql`select graphile_worker.complete_jobs(${[job!.id]}::bigint[])`;
+});
+
+it('history:cleanup forgets queued_jobs rows whose job is gone', async () => {
+  const key = `gone-${randomUUID()}`;
+  await enqueue(db.sql, 'billing:allocate', { workspaceId: a.ws.id, runId: randomUUID() }, { jobKey: key });
+  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${key}`;
+  // a worker that crashed after graphile-worker deleted the job, before the history wrapper forgot it
+  await db.sql`select graphile_worker.complete_jobs(${[job!.id]}::bigint[])`;
+  expect(await db.sql`select 1 from queued_jobs where job_id = ${job!.id}::bigint`).toHaveLength(1);
+  expect(await deleteFinishedQueuedJobs(db.sql)).toBeGreaterThanOrEqual(1);
+  expect(await db.sql`select 1 from queued_jobs where job_id = ${job!.id}::bigint`).toEqual([]);
+});
