@@ -27,3 +27,6 @@ begin
       on conflict do nothing$q$;
   end if;
 end $$;
+
+-- Payloads name their workspace now (sql/060's lookup by the objects a payload names is not needed).
+drop function ops_job_workspace(json);
