@@ -195,6 +195,7 @@ describe('the intake log', () => {
       reason: null,
       ticketId: expect.any(String),
       commentId: null,
+      uid: expect.any(Number),
     });
     expect(byStatus.ignored).toMatchObject({ reason: 'list_id', ticketId: null });
     expect(byStatus.quarantined.reason).toMatch(/^no_sender/);

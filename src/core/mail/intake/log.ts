@@ -22,6 +22,8 @@ export interface IntakeLogEntry {
   reason: string | null;
   ticketId: string | null;
   commentId: string | null;
+  /** The message's UID in the mailbox's folder (under the folder's UIDVALIDITY then): where to find a quarantined one. */
+  uid: number | null;
 }
 
 const KIND = 'intake';
@@ -39,7 +41,7 @@ export async function listIntakeMessages(ctx: Ctx, input: unknown): Promise<{ it
   const { sql, principal: p } = ctx;
   const rows = await sql<(Omit<IntakeLogEntry, 'receivedAt'> & { receivedAt: Date; at: string })[]>`
     select id, message_id as "messageId", from_address as from, subject, received_at as "receivedAt", status, reason,
-           ticket_id as "ticketId", comment_id as "commentId",
+           ticket_id as "ticketId", comment_id as "commentId", uid::float8 as uid,
            to_char(received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as at
     from intake_messages
     where workspace_id = ${p.workspaceId}

@@ -41,6 +41,7 @@ export const intakeLogSchema = describing<{ items: IntakeLogEntry[]; nextCursor:
           reason: z.string().nullable().describe('Why it was ignored or quarantined: a code, for failures followed by the error text.'),
           ticketId: uuidOut.nullable(),
           commentId: uuidOut.nullable(),
+          uid: z.number().int().nullable().describe("The message's IMAP UID in the mailbox folder: where to find a quarantined one."),
         }),
       ),
       nextCursor: z.string().nullable(),
