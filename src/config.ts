@@ -30,6 +30,10 @@ const schema = z.object({
   OUTBOX_DIR: z.string().min(1).optional(),
   OUTBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // Outbound connections to an address a user gave (a mailbox's IMAP server) may reach loopback
+  // (127.0.0.0/8, ::1): a local IMAP server, the tests. Unset: true on the embedded default (no
+  // DATABASE_URL), false otherwise. Private, link-local and metadata addresses stay refused whatever it says.
+  ALLOW_LOOPBACK_HOSTS: z.enum(['true', 'false']).optional(),
   // The chromium that prints pdf documents; unset: /usr/bin/chromium (or chromium-browser) if installed, else no pdf.
   CHROMIUM_PATH: z.string().min(1).optional(),
   // Per API token and minute, counted in PostgreSQL across processes; GET/HEAD are reads, the rest writes.

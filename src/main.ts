@@ -4,6 +4,7 @@ import { TokenVerifier } from './core/auth/tokens.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
 import { loadSecretBox } from './core/mail/secret-box.ts';
 import { mailFromConfig } from './core/mail/from-config.ts';
+import { outboundGuardFromConfig } from './core/net/outbound.ts';
 import { createPdfRenderer, findChromium } from './core/documents/pdf.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
@@ -68,7 +69,15 @@ async function main(role: 'all' | 'web' | 'worker') {
     // pdf documents where a Chromium is installed: one browser per worker process, started on first use.
     const pdf = createPdfRenderer(findChromium(config.CHROMIUM_PATH), log);
     if (pdf) closers.push(() => pdf.close());
-    const services = { sql: db.sql, now: () => new Date(), log, pdf, mailer: mail.mailer, mailFrom: config.MAIL_FROM };
+    const services = {
+      sql: db.sql,
+      now: () => new Date(),
+      log,
+      pdf,
+      mailer: mail.mailer,
+      mailFrom: config.MAIL_FROM,
+      outbound: outboundGuardFromConfig(config),
+    };
     const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS });
     let workerStopping = false;
     // A runner that fails for good stops taking jobs: exit so the process manager starts a new one.

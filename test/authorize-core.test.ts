@@ -32,6 +32,7 @@ import { listDocuments } from '../src/core/documents/list.ts';
 import { listIntakeMessages } from '../src/core/mail/intake/log.ts';
 import { requestPoll } from '../src/core/mail/intake/schedule.ts';
 import { deleteMailbox, getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
+import { createOutboundGuard } from '../src/core/net/outbound.ts';
 import { resendDelivery } from '../src/core/documents/resend.ts';
 import { isAppError } from '../src/core/errors.ts';
 import { addLink } from '../src/core/links/add.ts';
@@ -246,7 +247,11 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'categories.assign': (ctx) => setProjectCategory(ctx, { projectId: w.projectId, identityId: w.member.id, categoryId: null }),
   'members.update': (ctx) => updateMemberSettings(ctx, { identityId: w.member.id }),
   'mailbox.read': (ctx) => getMailbox(ctx),
-  'mailbox.write': (ctx) => Promise.all([setMailbox(ctx, { host: 'imap.example.test', port: 993, secure: true, user: 'probe' }, null), deleteMailbox(ctx)]),
+  'mailbox.write': (ctx) =>
+    Promise.all([
+      setMailbox(ctx, { host: 'imap.example.test', port: 993, secure: true, user: 'probe' }, null, createOutboundGuard({ allowLoopback: false })),
+      deleteMailbox(ctx),
+    ]),
   'mailbox.poll': (ctx) => requestPoll(ctx),
   'mailbox.messages': (ctx) => listIntakeMessages(ctx, {}),
   'ops.read': (ctx) => queueCounts(ctx),

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
-import { eml, startDovecot, type Dovecot } from './helpers/dovecot.ts';
+import { eml, loopbackGuard, startDovecot, type Dovecot } from './helpers/dovecot.ts';
 import { makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { cleanEnv, runToEnd, waitUntil } from './helpers/spawn.ts';
 
@@ -155,6 +155,7 @@ describe('mailbox settings', () => {
         pdf: null,
         mailer: { send: () => Promise.reject(new Error('none')) },
         mailFrom: 'Support <support@agency.test>',
+        outbound: loopbackGuard,
       },
       {
         pollInterval: 100,
@@ -257,7 +258,7 @@ describe('the password', () => {
 describe('wt mailbox', () => {
   const wt = path.resolve('bin/wt.js');
   const run = (env: Record<string, string>, ...args: string[]) =>
-    runToEnd('node', [wt, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent', WT_SECRET_KEY: KEY, ...env }));
+    runToEnd('node', [wt, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent', WT_SECRET_KEY: KEY, ALLOW_LOOPBACK_HOSTS: 'true', ...env }));
 
   it('set connects the mailbox with the password from WT_MAILBOX_PASSWORD (never an argument); poll queues a poll', async () => {
     const other = await makeWorkspace(app.db.sql);

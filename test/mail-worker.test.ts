@@ -8,7 +8,7 @@ import { mailCrontab } from '../src/jobs/mail.ts';
 import { crontab } from '../src/jobs/tasks.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
-import { eml, startDovecot, type Dovecot } from './helpers/dovecot.ts';
+import { eml, loopbackGuard, startDovecot, type Dovecot } from './helpers/dovecot.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
 import { waitUntil } from './helpers/spawn.ts';
@@ -40,7 +40,7 @@ async function mailboxWithMail(enabled: boolean): Promise<{ ws: Workspace; mailb
   await imap.deliver(folder, eml('plain'));
   const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, ws.slug, owner.email));
   const box = loadSecretBox({ WT_SECRET_KEY: KEY, DATABASE_URL: db.url, DATA_DIR: '.data' });
-  await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, enabled }, box);
+  await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, enabled }, box, loopbackGuard);
   const [{ id }] = await db.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws.id}`;
   return { ws, mailboxId: id };
 }
@@ -62,6 +62,7 @@ describe('mail:poll on the crontab', () => {
       pdf: null,
       mailer: { send: () => Promise.reject(new Error('no mail is sent here')) },
       mailFrom: 'Support <support@agency.test>',
+      outbound: loopbackGuard,
     };
     workers.push(...(await Promise.all([0, 1].map(() => startWorker(db.url, services, { concurrency: 2, pollInterval: 200 })))));
 

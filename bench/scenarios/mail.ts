@@ -7,6 +7,7 @@ import { makeCtx } from '../../src/core/ctx.ts';
 import { enqueuePoll } from '../../src/core/mail/intake/schedule.ts';
 import { setMailbox } from '../../src/core/mail/intake/settings.ts';
 import { SecretBox } from '../../src/core/mail/secret-box.ts';
+import { createOutboundGuard } from '../../src/core/net/outbound.ts';
 import { addPerson } from '../../src/core/people/users.ts';
 import { createWorkspace } from '../../src/core/workspaces/create.ts';
 import { startDovecot } from '../../test/helpers/dovecot.ts';
@@ -64,7 +65,13 @@ export const mail: Scenario = {
         password: 'bench-mail-pass',
       });
       const ctx = makeCtx({ sql: env.sql }, await operatorPrincipal(env.sql, slug));
-      await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, enabled: true }, new SecretBox(key));
+      const loopback = createOutboundGuard({ allowLoopback: true });
+      await setMailbox(
+        ctx,
+        { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, enabled: true },
+        new SecretBox(key),
+        loopback,
+      );
       const [{ id: mailboxId }] = await env.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws}`;
 
       const workerEnv = {
@@ -73,6 +80,8 @@ export const mail: Scenario = {
         CHROMIUM_PATH: '/nonexistent/chromium',
         DATA_DIR: dataDir,
         WT_SECRET_KEY: key.toString('hex'),
+        // dovecot listens on loopback
+        ALLOW_LOOPBACK_HOSTS: 'true',
       };
       const worker = spawnGroup('node', ['--import', 'tsx', 'src/main.ts', 'worker'], workerEnv);
       try {

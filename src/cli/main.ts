@@ -11,6 +11,7 @@ import { ensureDemo } from '../core/demo/seed.ts';
 import { requestPoll } from '../core/mail/intake/schedule.ts';
 import { setMailbox } from '../core/mail/intake/settings.ts';
 import { loadSecretBox } from '../core/mail/secret-box.ts';
+import { outboundGuardFromConfig } from '../core/net/outbound.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import { migrate } from '../db/migrate.ts';
@@ -194,6 +195,7 @@ async function run(argv: string[]): Promise<void> {
             enabled: !values.disabled,
           },
           loadSecretBox(config),
+          outboundGuardFromConfig(config),
         );
         console.log(JSON.stringify(mailbox, null, 2));
         break;

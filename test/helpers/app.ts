@@ -50,11 +50,13 @@ export interface TestAppOptions {
 
 /** Per-token limits high enough that no suite meets them unless it sets its own through `env`. */
 const UNLIMITED = { RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000' };
+/** The test servers (dovecot, SMTP) listen on loopback; a suite may set 'false' through `env`. */
+const LOOPBACK = { ALLOW_LOOPBACK_HOSTS: 'true' };
 
 /** A real HTTP server on a random port over a database of its own. */
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = opts.db ?? (await testDb());
-  const config = loadConfig({ ...process.env, ...UNLIMITED, ...opts.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url });
+  const config = loadConfig({ ...process.env, ...UNLIMITED, ...LOOPBACK, ...opts.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url });
   const log = opts.log ?? makeLogger('silent');
   const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
   await verifier.listen();

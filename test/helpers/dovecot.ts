@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
+import { createOutboundGuard } from '../../src/core/net/outbound.ts';
 import { freePort } from '../setup/global.ts';
 
 export const DOVECOT = '/usr/sbin/dovecot';
@@ -27,6 +28,12 @@ export function eml(name: string, opts: { fill?: Record<string, string>; headers
   }
   return Buffer.from(head.replace(/\r\n$/, '') + text.slice(split));
 }
+
+/**
+ * The outbound guard with loopback allowed (ALLOW_LOOPBACK_HOSTS=true): what a test's setMailbox and
+ * poll need to reach this loopback server. Everything else the guard refuses stays refused.
+ */
+export const loopbackGuard = createOutboundGuard({ allowLoopback: true });
 
 /** A throw-away IMAP server (Debian's dovecot-imapd) with one mail user, on a loopback port. */
 export interface Dovecot {

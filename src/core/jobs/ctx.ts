@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Logger } from '../../log.ts';
 import type { PdfRenderer } from '../documents/pdf-renderer.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { OutboundGuard } from '../net/outbound.ts';
 
 /**
  * What a core operation run by a job receives: no principal (the job acts for the operation that
@@ -16,6 +17,11 @@ export interface JobCtx {
   mailer: Mailer;
   /** The sender of outgoing mail (MAIL_FROM). */
   mailFrom: string;
+  /**
+   * The guard of connections to addresses users gave (a mailbox's IMAP server), as the environment
+   * configures it (ALLOW_LOOPBACK_HOSTS); absent: the strict rule, loopback refused too.
+   */
+  outbound?: OutboundGuard;
   /**
    * Called at each step of a job's work; tests throw from it to abort the job there, as a crash
    * would, and then run the job again. Production leaves it unset.

@@ -108,7 +108,7 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'PUT /projects/{projectId}/members/{identityId}/category': { 404: ['unknown_person', 'unknown_category'] },
   'POST /documents/{id}/deliveries/{deliveryId}/resend': { 404: ['unknown_document', 'unknown_delivery'], 409: ['run_voided', 'delivery_not_resendable'] },
   'GET /mailbox': { 404: ['no_mailbox'] },
-  'PUT /mailbox': { 400: ['move_to_required', 'move_to_same_folder', 'password_required'] },
+  'PUT /mailbox': { 400: ['move_to_required', 'move_to_same_folder', 'password_required', 'host_not_allowed'] },
   'DELETE /mailbox': { 404: ['no_mailbox'] },
   'POST /mailbox/poll': { 404: ['no_mailbox'], 409: ['mailbox_disabled'] },
   'GET /mailbox/messages': { 400: ['bad_cursor'] },

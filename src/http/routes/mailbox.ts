@@ -2,6 +2,7 @@ import { listIntakeInput, listIntakeMessages } from '../../core/mail/intake/log.
 import { requestPoll } from '../../core/mail/intake/schedule.ts';
 import { deleteMailbox, getMailbox, setMailbox, setMailboxInput } from '../../core/mail/intake/settings.ts';
 import { loadSecretBox } from '../../core/mail/secret-box.ts';
+import { outboundGuardFromConfig } from '../../core/net/outbound.ts';
 import { coreCtx } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
 import { intakeLogSchema, mailboxSchema, pollQueuedSchema } from '../../core/mail/intake/schema.ts';
@@ -25,7 +26,7 @@ export const mailboxRoutes = [
     input: { body: setMailboxInput },
     output: mailboxSchema,
     handler: async ({ ctx, deps }) => {
-      ctx.body = await setMailbox(coreCtx(deps, ctx), ctx.request.body, loadSecretBox(deps.config));
+      ctx.body = await setMailbox(coreCtx(deps, ctx), ctx.request.body, loadSecretBox(deps.config), outboundGuardFromConfig(deps.config));
     },
   }),
   defineRoute({

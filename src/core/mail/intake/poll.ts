@@ -1,10 +1,11 @@
-import { ImapFlow, type SearchObject } from 'imapflow';
+import type { ImapFlow, SearchObject } from 'imapflow';
 import { z } from 'zod';
 import type { Db } from '../../../db/connect.ts';
 import { storableText } from '../../input.ts';
 import { step, type JobCtx } from '../../jobs/ctx.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { replyParserGuarded } from './body.ts';
+import { connectImap } from './connect.ts';
 import { errorText, intakeMessage, type FetchedMessage, type IntakeMailbox, type IntakeOutcome } from './import.ts';
 import { addressOf } from './noise.ts';
 import { DEFAULT_LIMITS, type IntakeLimits } from './parse.ts';
@@ -118,21 +119,7 @@ async function forMessage<T>(msg: FetchedMessage, fn: () => Promise<T>): Promise
 }
 
 async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limits: IntakeLimits, counts: PollCounts): Promise<void> {
-  const client = new ImapFlow({
-    host: mb.host,
-    port: mb.port,
-    secure: mb.secure,
-    auth: { user: mb.username, pass: password },
-    // imapflow's own log would carry protocol lines; ours says what happened without them
-    logger: false,
-    disableAutoIdle: true,
-    connectionTimeout: 30_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 120_000,
-  });
-  // A socket error is also the failure of the command under way; unheard, it would end the process.
-  client.on('error', () => {});
-  await client.connect();
+  const client = await connectImap(ctx, mb, password);
   try {
     if (mb.afterImport === 'move') await client.mailboxCreate(mb.moveTo!);
     const lock = await client.getMailboxLock(mb.folder);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { authorize } from '../../access/authorize.ts';
 import { tx, type Ctx } from '../../ctx.ts';
 import { invalid, notFound } from '../../errors.ts';
+import { requireAllowedHost, type OutboundGuard } from '../../net/outbound.ts';
 import { secretKeyMissing, type SecretBox } from '../secret-box.ts';
 import { passwordContext, presentMailbox, type Mailbox } from './present.ts';
 
@@ -51,14 +52,17 @@ export async function getMailbox(ctx: Ctx): Promise<Mailbox> {
  * keep the stored one, except when creating and when host, port or user change (400
  * `password_required`): the stored password is never sent to a server it was not given for.
  * A new server, account or folder starts over: the next poll scans the folder's unseen messages
- * (the dedupe keys keep anything from being imported twice).
+ * (the dedupe keys keep anything from being imported twice). The host passes the outbound guard
+ * (400 `host_not_allowed`: loopback unless allowed, private, link-local, metadata); the poll
+ * checks it again when it connects, since what a name resolves to can change.
  */
-export async function setMailbox(ctx: Ctx, input: unknown, secrets: SecretBox | null): Promise<Mailbox> {
+export async function setMailbox(ctx: Ctx, input: unknown, secrets: SecretBox | null, outbound: OutboundGuard): Promise<Mailbox> {
   authorize(ctx, 'mailbox.write');
   const body = setMailboxInput.parse(input ?? {});
   const moveTo = body.afterImport === 'move' ? (body.moveTo ?? null) : null;
   if (body.afterImport === 'move' && !moveTo) throw invalid('move_to_required', { field: 'moveTo' }, 'Name the folder handled messages are moved to.');
   if (moveTo === body.folder) throw invalid('move_to_same_folder', { field: 'moveTo' }, 'Handled messages must move to another folder than the one read.');
+  await requireAllowedHost(outbound, body.host, 'host');
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     const [current] = await sql<{ host: string; port: number; username: string; folder: string }[]>`
