@@ -230,7 +230,9 @@ describe('GET /tickets/{ref}: the page', () => {
     expect(body.descriptionHtml).not.toMatch(/<img[^>]*onerror/);
     expect(body.descriptionHtml).toContain('&lt;script&gt;');
     expect(body.descriptionHtml).toContain('<a href="https://example.com" rel="noopener noreferrer nofollow">site</a>');
-    expect(body.descriptionHtml).toContain('<img src="https://example.com/a.png" alt="i" />');
+    // a remote image is a link, never an <img> every reader's browser would fetch (issue 19, defect 10)
+    expect(body.descriptionHtml).toContain('<a href="https://example.com/a.png" rel="noopener noreferrer nofollow">i</a>');
+    expect(body.descriptionHtml).not.toContain('<img');
   });
 
   it('shows only linked tickets the caller can see, with linkIds; duplicates in both directions', async () => {

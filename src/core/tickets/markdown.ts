@@ -5,6 +5,30 @@ import sanitizeHtml from 'sanitize-html';
 // Raw HTML in the source is escaped (html: false); bare URLs become links.
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
+/**
+ * The only images shown inline: the workspace's own attachments, served on the same origin to a
+ * reader who may see them. Any other image would be fetched by every reader's browser the moment
+ * the text is shown (a tracking pixel that reports who read it, when and from where).
+ */
+const ATTACHMENT_IMAGE = /^\/api\/w\/[a-z0-9][a-z0-9-]{0,62}\/attachments\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/download$/i;
+
+const renderImage = md.renderer.rules.image!;
+/**
+ * `![alt](src)`: an attachment stays an image; a remote (http, https) image becomes a link to it
+ * labelled with its alt text, fetched only if the reader follows it; anything else (data:, other
+ * relative paths) and an image inside a link (no link in a link) becomes its alt text.
+ */
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx]!;
+  const src = token.attrGet('src') ?? '';
+  if (ATTACHMENT_IMAGE.test(src)) return renderImage(tokens, idx, options, env, self);
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  let depth = 0;
+  for (const t of tokens.slice(0, idx)) depth += t.type === 'link_open' ? 1 : t.type === 'link_close' ? -1 : 0;
+  if (depth === 0 && /^https?:\/\//i.test(src)) return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
+  return md.utils.escapeHtml(alt);
+};
+
 const sanitizeOptions: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 's'],
   allowedAttributes: {
@@ -18,7 +42,9 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
   allowedStyles: { th: { 'text-align': [/^(left|right|center)$/] }, td: { 'text-align': [/^(left|right|center)$/] } },
   allowedClasses: { code: [/^language-[\w-]+$/] },
   allowedSchemes: ['http', 'https', 'mailto'],
-  allowedSchemesByTag: { img: ['http', 'https'] },
+  // the second fence: an img that is not an attachment never leaves here, whatever made it
+  allowedSchemesByTag: { img: [] },
+  exclusiveFilter: (frame) => frame.tag === 'img' && !ATTACHMENT_IMAGE.test(frame.attribs.src ?? ''),
   allowProtocolRelative: false,
   transformTags: {
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: 'noopener noreferrer nofollow' } }),
@@ -34,9 +60,9 @@ const rendered = new LRUCache<string, string>({
 });
 
 /**
- * Markdown (description, comment body) to the sanitised HTML the contract returns beside it.
- * markdown-it never passes raw HTML through; sanitize-html is the second fence (schemes,
- * attributes), and every link gets rel="noopener noreferrer nofollow".
+ * Markdown (description, comment body, an email's text) to the sanitised HTML the contract returns
+ * beside it. markdown-it never passes raw HTML through; sanitize-html is the second fence (schemes,
+ * attributes, images), and every link gets rel="noopener noreferrer nofollow".
  */
 export function renderMarkdown(source: string): string {
   if (!source) return '';
