@@ -13,7 +13,7 @@ export const setMailboxInput = z.object({
     .min(1)
     .max(255)
     .regex(/^[A-Za-z0-9._:[\]-]+$/, 'a host name or an IP address')
-    .describe('IMAP server: a public host name or IP address; private, link-local and metadata addresses are refused (400 host_not_allowed), loopback unless the service allows it.'),
+    .describe('IMAP server: a public host name or IP address (private, link-local, metadata: 400 host_not_allowed; loopback only when allowed).'),
   port: z.number().int().min(1).max(65535).describe('IMAP port: 993 with secure, 143 without.'),
   secure: z.boolean().describe('true: TLS from the first byte (port 993); false: plain, upgraded with STARTTLS when the server offers it.'),
   user: z.string().min(1).max(320).describe('Login name of the mailbox.'),
