@@ -79,17 +79,8 @@ async function main(role: 'all' | 'web' | 'worker') {
       outbound: outboundGuardFromConfig(config),
     };
     const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS });
-    let workerStopping = false;
-    // A runner that fails for good stops taking jobs: exit so the process manager starts a new one.
-    worker.runner.promise.catch((err: unknown) => {
-      if (workerStopping) return;
-      log.fatal({ err }, 'worker runner failed');
-      process.exit(1);
-    });
-    drains.push(() => {
-      workerStopping = true;
-      return worker.stop();
-    });
+    // A runner that ends (PostgreSQL went away) is replaced by startWorker itself; the heartbeat stops meanwhile.
+    drains.push(() => worker.stop());
   }
 
   let stopping = false;

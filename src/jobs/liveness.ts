@@ -21,11 +21,14 @@ const FORGET_AFTER = '1 hour';
  * process beats every `intervalMs` with the ids its jobs are locked with; each one also sweeps:
  * jobs locked longer than `staleMs` by ids no fresh heartbeat names are unlocked with
  * graphile-worker's own `force_unlock_workers`, and another worker retries them (tasks are
- * idempotent, as they must be for graphile-worker's own retries).
+ * idempotent, as they must be for graphile-worker's own retries). A process beats only while a
+ * runner of its own runs (src/jobs/worker.ts says when one starts and stops): a process whose
+ * runner ended is as dead as a killed one, and the jobs its runner held are freed the same way.
  */
 export class WorkerLiveness {
   readonly processId = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private workerIds = new Set<string>();
+  /** The ids of the running runner; null while none runs. */
+  private workerIds: ReadonlySet<string> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   /** Since when beats have succeeded without a gap; null while the database is unreachable. */
@@ -37,28 +40,44 @@ export class WorkerLiveness {
     private opts: LivenessOptions = defaultLiveness,
   ) {}
 
-  /** Registers an id graphile-worker locks jobs with in this process (its pool id, its workers' ids). */
-  addWorker(workerId: string): void {
-    this.workerIds.add(workerId);
+  /** A runner started: `ids` (filled as graphile-worker names its pool and workers) are what it locks jobs with. */
+  runnerStarted(ids: ReadonlySet<string>): void {
+    this.workerIds = ids;
+    if (this.timer) this.kick(); // a runner started again beats at once, not an interval later
+  }
+
+  /** The runner ended: no more beats until another starts, and this process's row goes (once the database answers). */
+  runnerStopped(): void {
+    this.workerIds = null;
+    this.healthySince = null;
+    const running = this.running;
+    void (async () => {
+      await running;
+      await this.sql`delete from worker_heartbeats where process_id = ${this.processId}`;
+    })().catch(() => {});
   }
 
   /** Beats once (so a job taken right away is covered), then every interval. */
   async start(): Promise<void> {
     await this.tick();
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.tick().finally(() => (this.running = null));
-    }, this.opts.intervalMs);
+    this.timer = setInterval(() => this.kick(), this.opts.intervalMs);
     this.timer.unref();
+  }
+
+  private kick(): void {
+    if (!this.running) this.running = this.tick().finally(() => (this.running = null));
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     await this.running;
     // Our jobs were finished or released by graphile-worker's graceful shutdown; leave no row.
     await this.sql`delete from worker_heartbeats where process_id = ${this.processId}`.catch(() => {});
   }
 
   private async tick(): Promise<void> {
+    if (!this.workerIds) return;
     try {
       await this.beat();
       const now = Date.now();
@@ -74,7 +93,7 @@ export class WorkerLiveness {
 
   private async beat(): Promise<void> {
     await this.sql`
-      insert into worker_heartbeats (process_id, worker_ids) values (${this.processId}, ${[...this.workerIds]}::text[])
+      insert into worker_heartbeats (process_id, worker_ids) values (${this.processId}, ${[...(this.workerIds ?? [])]}::text[])
       on conflict (process_id) do update set worker_ids = excluded.worker_ids, beat_at = now()`;
   }
 
