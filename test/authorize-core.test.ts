@@ -64,6 +64,7 @@ import { listProjects } from '../src/core/projects/list.ts';
 import type { Db } from '../src/db/connect.ts';
 import { opsVoidRun } from '../src/core/ops/billing.ts';
 import { setBillingOperator } from '../src/core/ops/operators.ts';
+import { changeRole } from '../src/core/people/role.ts';
 import { actOnJob } from '../src/core/ops/job-actions.ts';
 import { queueCounts } from '../src/core/ops/jobs.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -177,6 +178,7 @@ function ctxOf(person: Person, as: As = {}): Ctx {
     sessionId: via === 'session' ? randomUUID() : null,
     reauthAt: as.reauthed ? new Date(NOW.getTime() - 60_000) : null,
     source: via === 'token' ? 'api' : 'ui',
+    door: 'rest',
   };
   return { sql: w.sql, principal, now: () => NOW };
 }
@@ -257,6 +259,7 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'ops.read': (ctx) => queueCounts(ctx),
   'ops.act': (ctx) => actOnJob(ctx, 'retry', { jobId: '1' }),
   'ops.destroy': (ctx) => opsVoidRun(ctx, { runId: randomUUID(), reason: 'probe', confirmation: 'VOID' }),
+  'members.role': (ctx) => changeRole(ctx, { identityId: w.member.id, role: 'member' }),
   'ops.operators.set': (ctx) => setBillingOperator(ctx, { identityId: w.member.id, billingOperator: false }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),

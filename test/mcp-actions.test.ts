@@ -21,6 +21,7 @@ const principal = (role: Role, scopes: Scope[], via: Principal['via'] = 'token')
   sessionId: via === 'session' ? 's' : null,
   reauthAt: null,
   source: 'mcp',
+  door: 'mcp',
 });
 
 const all: Scope[] = ['read', 'write', 'triage'];

@@ -110,6 +110,7 @@ function ctxFor(sql: Db, w: World, a: Actor): Ctx {
     sessionId: null,
     reauthAt: null,
     source: via === 'token' ? 'api' : 'ui',
+    door: 'rest',
   };
   return { sql, principal, now: () => NOW };
 }

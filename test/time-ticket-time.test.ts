@@ -27,6 +27,7 @@ const ctxOf = (who: Person, clientId: string | null = null): Ctx => ({
     sessionId: null,
     reauthAt: null,
     source: 'api',
+    door: 'rest',
   } satisfies Principal,
 });
 const timeFor = async (ctx: Ctx) => ticketTime(ctx, ticket.id, await loadTicket(ctx, ticket.id));

@@ -5,6 +5,8 @@ import { scopes as allScopes, type Role, type Scope } from '../core/auth/princip
 import { issueToken } from '../core/auth/tokens.ts';
 import { operatorPrincipal } from '../core/auth/operator.ts';
 import { startRun } from '../core/billing/start.ts';
+import { voidRun } from '../core/billing/void.ts';
+import { resendDelivery } from '../core/documents/resend.ts';
 import { makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { ensureDemo } from '../core/demo/seed.ts';
@@ -12,6 +14,7 @@ import { requestPoll } from '../core/mail/intake/schedule.ts';
 import { setMailbox } from '../core/mail/intake/settings.ts';
 import { loadSecretBox } from '../core/mail/secret-box.ts';
 import { outboundGuardFromConfig } from '../core/net/outbound.ts';
+import { changeRole } from '../core/people/role.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import { migrate } from '../db/migrate.ts';
@@ -25,11 +28,18 @@ const usage = `wt — work tracker command line
   wt mcp [--toolsets a,b] [--readonly]         MCP server on stdio (token from WT_TOKEN; or WT_MCP_TOOLSETS, WT_MCP_READONLY)
   wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
   wt workspace create --slug S --name N        create a workspace with the default workflow
-  wt user create --workspace S --email E --name N --role R [--password P] [--client CODE]
+  wt user create --workspace S --email E --name N --role R [--password P] [--client CODE] [--as EMAIL]
+                                               add a person; for a member already there, a new role is a role change (as EMAIL)
+  wt user role --workspace S --email E --role R [--client CODE] [--as EMAIL]
+                                               change a member's role (audited; a client role drops the billing-operator flag)
   wt token create --workspace S --email E --name N [--scopes read,write,triage]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
   wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
                                                bill a closed period (as EMAIL, an owner or admin; default the first owner)
+  wt billing void --workspace S --run ID --reason R [--as EMAIL]
+                                               void a billing run (audited)
+  wt delivery resend --workspace S --document ID --delivery ID [--as EMAIL]
+                                               send a failed or unknown delivery again (audited)
   wt mailbox set --workspace S --host H --port P [--secure] --user U [--password-stdin] [--folder F]
                  [--after-import seen|move] [--move-to F] [--disabled] [--as EMAIL]
                                                connect the workspace's mailbox; the password comes from stdin
@@ -56,6 +66,12 @@ async function identityId(db: Database, email: string): Promise<string> {
   const [i] = await db.sql<{ id: string }[]>`select id from identities where lower(email) = lower(${email})`;
   if (!i) throw new UsageError(`no person with email ${email}`);
   return i.id;
+}
+
+async function clientOfCode(db: Database, workspace: string, code: string): Promise<string> {
+  const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${workspace} and code = ${code}`;
+  if (!c) throw new UsageError(`no client with code ${code}`);
+  return c.id;
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -90,6 +106,10 @@ async function run(argv: string[]): Promise<void> {
       'move-to': { type: 'string' },
       disabled: { type: 'boolean' },
       'password-stdin': { type: 'boolean' },
+      run: { type: 'string' },
+      reason: { type: 'string' },
+      document: { type: 'string' },
+      delivery: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -123,11 +143,14 @@ async function run(argv: string[]): Promise<void> {
       case 'user create': {
         const ws = await workspaceId(db, need(values, 'workspace'));
         const role = need(values, 'role') as Role;
-        let clientId: string | null = null;
-        if (values.client) {
-          const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${ws} and code = ${values.client}`;
-          if (!c) throw new UsageError(`no client with code ${values.client}`);
-          clientId = c.id;
+        const clientId = values.client ? await clientOfCode(db, ws, values.client) : null;
+        // re-adding a member with another role is a role change: the audited operation makes it
+        const [member] = await db.sql<{ identityId: string; role: Role; clientId: string | null }[]>`
+          select m.identity_id as "identityId", m.role, m.client_id as "clientId"
+          from memberships m join identities i on i.id = m.identity_id where m.workspace_id = ${ws} and lower(i.email) = lower(${need(values, 'email')})`;
+        if (member && (member.role !== role || member.clientId !== clientId)) {
+          const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), values.as));
+          await changeRole(ctx, { identityId: member.identityId, role, clientId });
         }
         const id = await addPerson(db.sql, {
           workspaceId: ws,
@@ -138,6 +161,14 @@ async function run(argv: string[]): Promise<void> {
           clientId,
         });
         console.log(JSON.stringify({ id, email: values.email, role }));
+        break;
+      }
+      case 'user role': {
+        const slug = need(values, 'workspace');
+        const ws = await workspaceId(db, slug);
+        const clientId = values.client ? await clientOfCode(db, ws, values.client) : null;
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, slug, values.as));
+        console.log(JSON.stringify(await changeRole(ctx, { identityId: await identityId(db, need(values, 'email')), role: need(values, 'role'), clientId })));
         break;
       }
       case 'token create': {
@@ -175,6 +206,16 @@ async function run(argv: string[]): Promise<void> {
           select id from periods where workspace_id = ${ctx.principal.workspaceId} and to_char(period_start, 'YYYY-MM') = ${month}`;
         if (!period) throw new UsageError(`no period starting in ${month}`);
         console.log(JSON.stringify(await startRun(ctx, { periodId: period.id, dryRun: values['dry-run'] ?? false }), null, 2));
+        break;
+      }
+      case 'billing void': {
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), values.as));
+        console.log(JSON.stringify(await voidRun(ctx, { runId: need(values, 'run'), reason: need(values, 'reason') }), null, 2));
+        break;
+      }
+      case 'delivery resend': {
+        const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), values.as));
+        console.log(JSON.stringify(await resendDelivery(ctx, { documentId: need(values, 'document'), deliveryId: need(values, 'delivery') })));
         break;
       }
       case 'mailbox set': {

@@ -12,6 +12,8 @@ export interface Ctx {
   principal: Principal;
   now: () => Date;
   inTx?: boolean;
+  /** Set inside an audited action (src/core/ops/audit.ts): an operation it calls that audits itself adds no second record. */
+  auditing?: boolean;
   /** Process caches (workflow, ...); absent in one-off commands, where everything is read fresh. */
   caches?: Caches;
 }

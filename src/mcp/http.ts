@@ -98,7 +98,7 @@ export function mcpRoutes(deps: Services) {
     let principal: Principal;
     try {
       secret = bearerSecret(ctx.get('authorization'));
-      principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp' };
+      principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp', door: 'mcp' };
     } catch (err) {
       throw withChallenge(err, `${ctx.protocol}://${ctx.host}`);
     }

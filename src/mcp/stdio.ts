@@ -31,7 +31,7 @@ export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env, 
     readonly: 'WT_MCP_READONLY',
   });
   const verifier = new TokenVerifier(sql, 0);
-  const principal = { ...(await verifier.verify(token, null, new Date())), source: 'mcp' as const };
+  const principal = { ...(await verifier.verify(token, null, new Date())), source: 'mcp' as const, door: 'mcp' as const };
   // stdout carries the protocol: logs go to stderr
   const log = makeLogger(env.LOG_LEVEL ?? 'info', true);
   // a long-lived process, like the web one: the same caches, kept fresh by the database's notifications

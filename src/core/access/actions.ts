@@ -18,7 +18,7 @@ export interface Requirement {
   staff?: true;
   /** Owner or Admin: 403 `admin_only`. */
   admin?: true;
-  /** With `admin`: a member whose membership has this flag passes the role check too (a read-only billing operator). */
+  /** With `admin`: a workspace user (never a client user) whose membership has this flag passes the role check too (a read-only billing operator). */
   orFlag?: MembershipFlag;
   /** Owner or Admin re-authenticated within ten minutes: 403 `reauth_required` (implies session and admin). */
   reauth?: true;
@@ -145,6 +145,7 @@ export const ACTIONS = {
   'categories.create': { ...session, staff: true, admin: true },
   'categories.assign': { ...session, staff: true, admin: true },
   'members.update': { ...session, staff: true },
+  'members.role': { ...session, admin: true },
   'mailbox.read': { ...session, admin: true, orFlag: 'billingOperator' },
   'mailbox.write': { ...session, admin: true },
   'mailbox.poll': { ...session, admin: true },

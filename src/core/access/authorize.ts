@@ -70,8 +70,11 @@ function assertCredential(p: Principal, r: Requirement): void {
   if (r.admin && !r.ticket && !flagged(p, r)) requireAdmin(p);
 }
 
-/** The membership flag that stands in for the admin role on this action, held by the caller. */
-const flagged = (p: Principal, r: Requirement): boolean => r.orFlag !== undefined && p.flags?.has(r.orFlag) === true;
+/**
+ * The membership flag that stands in for the admin role on this action, held by the caller, who
+ * must be a workspace user: a flag left on a membership that became a client one grants nothing.
+ */
+const flagged = (p: Principal, r: Requirement): boolean => r.orFlag !== undefined && p.flags?.has(r.orFlag) === true && !isClientRole(p.role);
 
 /** What an action requires of its caller (scope, session, role): the row of the action table. */
 export function requirementsOf(action: Action): Requirement {

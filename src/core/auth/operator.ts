@@ -36,5 +36,6 @@ export async function operatorPrincipal(sql: Db, slug: string, email?: string): 
     sessionId: null,
     reauthAt: null,
     source: 'ui',
+    door: 'cli',
   };
 }

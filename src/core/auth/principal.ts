@@ -7,6 +7,9 @@ export type Scope = (typeof scopes)[number];
 /** Where content created by this caller says it came from. */
 export type Source = 'ui' | 'api' | 'mcp';
 
+/** The way in an action came through, recorded with it in the audit log (a REST session and the console share `source: 'ui'`). */
+export type Door = 'rest' | 'mcp' | 'console' | 'cli' | 'job';
+
 /**
  * The verified caller inside one workspace. `identityId` is who acts: the token's
  * creator for a delegated token, the agent account for an agent token.
@@ -29,6 +32,7 @@ export interface Principal {
   /** Last re-authentication of a browser session. */
   reauthAt: Date | null;
   source: Source;
+  door: Door;
   /** Membership flags that widen what a role may read (the console's `billingOperator`); absent: none. */
   flags?: ReadonlySet<MembershipFlag>;
 }

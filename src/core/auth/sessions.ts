@@ -148,5 +148,6 @@ export async function sessionPrincipal(sql: Db, session: Session, slug: string):
     sessionId: session.id,
     reauthAt: session.reauthAt,
     source: 'ui',
+    door: 'rest',
   };
 }

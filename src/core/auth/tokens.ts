@@ -240,6 +240,7 @@ export class TokenVerifier {
       sessionId: null,
       reauthAt: null,
       source: 'api',
+      door: 'rest',
     };
   }
 

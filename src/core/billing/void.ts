@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
+import { audited } from '../ops/audit.ts';
 import { parseUuid } from '../validation.ts';
 import { lockBilling } from './lock.ts';
 import { presentRun, type BillingRun } from './present.ts';
@@ -17,13 +18,23 @@ export const voidRunInput = z.object({
  * kept), its lines stop being live (so bank draw-downs return) and every entry it billed is
  * unbilled, free for a later run. Deliveries stay as history; pending ones are skipped by their
  * job. A run still allocating is 409 `run_allocating` (its entry set is not decided); a voided run
- * is 409 `run_voided`.
+ * is 409 `run_voided`. Audited (`billing.run.void`, with the door it came through), refusals too.
  */
 export async function voidRun(ctx: Ctx, input: unknown): Promise<BillingRun> {
+  const raw = (input ?? {}) as { runId?: unknown; reason?: unknown };
+  return audited(
+    ctx,
+    'billing.run.void',
+    `run ${String(raw.runId)}`,
+    (ctx) => voidAudited(ctx, raw),
+    () => `reason: ${String(raw.reason)}`,
+  );
+}
+
+async function voidAudited(ctx: Ctx, raw: { runId?: unknown }): Promise<BillingRun> {
   authorize(ctx, 'billing.runs.void');
-  const raw = (input ?? {}) as { runId?: unknown };
   const runId = parseUuid(raw.runId, 'id');
-  const body = voidRunInput.parse(input);
+  const body = voidRunInput.parse(raw);
   return tx(ctx, async (ctx) => {
     const { sql, principal: p } = ctx;
     await lockBilling(sql, p.workspaceId);

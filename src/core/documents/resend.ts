@@ -2,6 +2,7 @@ import { authorize } from '../access/authorize.ts';
 import { enqueueDelivery } from '../billing/progress.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
+import { audited } from '../ops/audit.ts';
 import { parseUuid } from '../validation.ts';
 import type { DocumentDelivery } from './list.ts';
 
@@ -20,11 +21,16 @@ const RESENDABLE = ['failed', 'unknown'];
  * state it replaces. The delivery goes back to `pending` as a new email (a new Message-ID, its
  * attempts counted afresh), its job is queued, and a completed run is `delivering` again until
  * the job settles it. The delivery must be one of the document's timesheet (else 404); a voided
- * run's deliveries are history (409 `run_voided`).
+ * run's deliveries are history (409 `run_voided`). Audited (`delivery.resend`, with the door it
+ * came through), refusals too.
  */
 export async function resendDelivery(ctx: Ctx, input: unknown): Promise<DeliveryState> {
-  authorize(ctx, 'documents.resend');
   const raw = (input ?? {}) as { documentId?: unknown; deliveryId?: unknown };
+  return audited(ctx, 'delivery.resend', `delivery ${String(raw.deliveryId)}`, (ctx) => resendAudited(ctx, raw));
+}
+
+async function resendAudited(ctx: Ctx, raw: { documentId?: unknown; deliveryId?: unknown }): Promise<DeliveryState> {
+  authorize(ctx, 'documents.resend');
   const documentId = parseUuid(raw.documentId, 'id');
   const deliveryId = parseUuid(raw.deliveryId, 'deliveryId');
   return tx(ctx, async (ctx) => {

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
+import type { Door } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { AppError } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 
-/** One console action as the audit page lists it. */
+/** One audited action as the audit page lists it. */
 export interface AuditRecord {
   id: string;
   actorName: string;
+  /** The way it came in: the console, REST, MCP, the CLI or a job. */
+  door: Door;
   action: string;
   target: string | null;
   outcome: 'succeeded' | 'failed' | 'refused';
@@ -19,17 +22,22 @@ const outcomeOf = (err: unknown): 'failed' | 'refused' =>
   err instanceof AppError && (err.code === 'forbidden' || err.code === 'unauthenticated') ? 'refused' : 'failed';
 
 /**
- * Runs one console action and records it (who, what, target, when, outcome), refusals and
- * failures too: written on the pool, after the action's own transaction ended, so a rolled-back
- * action still leaves its record.
+ * Runs one action and records it (who, through which door, what, target, when, outcome),
+ * refusals and failures too: written on the pool, after the action's own transaction ended, so a
+ * rolled-back action still leaves its record. The operation records itself (a void, a resend, a
+ * role change), so every door that calls it is in the same log; a caller that adds its own checks
+ * around one (the console's typed confirmation) wraps the same record: `fn` gets a context marked
+ * as audited, and an audited operation called with it adds no second row.
  */
-export async function audited<T>(ctx: Ctx, action: string, target: string | null, fn: () => Promise<T>, detail?: (r: T) => string | null): Promise<T> {
+export async function audited<T>(ctx: Ctx, action: string, target: string | null, fn: (ctx: Ctx) => Promise<T>, detail?: (r: T) => string | null): Promise<T> {
+  if (ctx.auditing) return fn(ctx);
   const p = ctx.principal;
   const record = (outcome: AuditRecord['outcome'], text: string | null) => ctx.sql`
-    insert into ops_audit (workspace_id, actor_id, actor_name, action, target, outcome, detail, at)
-    values (${p.workspaceId}, ${p.identityId}, ${p.name}, ${action}, ${target}, ${outcome}, ${text?.slice(0, 2000) ?? null}, ${ctx.now()})`;
+    insert into ops_audit (workspace_id, actor_id, actor_name, door, action, target, outcome, detail, at)
+    values (${p.workspaceId}, ${p.identityId}, ${p.name}, ${p.door}, ${action}, ${target?.slice(0, 500) ?? null}, ${outcome},
+            ${text?.slice(0, 2000) ?? null}, ${ctx.now()})`;
   try {
-    const result = await fn();
+    const result = await fn({ ...ctx, auditing: true });
     await record('succeeded', detail?.(result) ?? null);
     return result;
   } catch (err) {
@@ -42,12 +50,12 @@ export const listAuditInput = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(200).describe('How many records, newest first.'),
 });
 
-/** The workspace's console actions, newest first. */
+/** The workspace's audited actions (every door), newest first. */
 export async function listAudit(ctx: Ctx, raw: unknown): Promise<AuditRecord[]> {
   authorize(ctx, 'ops.read');
   const q = parseInput(listAuditInput, raw);
   return ctx.sql<AuditRecord[]>`
-    select id::text, actor_name as "actorName", action, target, outcome, detail, at
+    select id::text, actor_name as "actorName", door, action, target, outcome, detail, at
     from ops_audit where workspace_id = ${ctx.principal.workspaceId}
     order by at desc, id desc limit ${q.limit}`;
 }

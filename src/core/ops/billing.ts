@@ -87,10 +87,14 @@ export const voidRunFormInput = z.object({
   confirmation: z.string().trim().describe('The text the page asks to type: VOID.'),
 });
 
-/** Void from the console: an admin re-authenticated in the last ten minutes, who typed VOID. */
+/**
+ * Void from the console: an admin re-authenticated in the last ten minutes, who typed VOID. The
+ * core's void records itself; the console's own refusals (no re-authentication, the wrong word)
+ * go into that same record.
+ */
 export async function opsVoidRun(ctx: Ctx, raw: unknown): Promise<BillingRun> {
   const runId = (raw as { runId?: unknown } | null)?.runId;
-  return audited(ctx, 'billing.run.void', `run ${String(runId)}`, async () => {
+  return audited(ctx, 'billing.run.void', `run ${String(runId)}`, async (ctx) => {
     authorize(ctx, 'ops.destroy');
     const q = parseInput(voidRunFormInput, raw);
     if (q.confirmation !== 'VOID') throw conflict('confirmation_mismatch', undefined, 'Type VOID to confirm.');
@@ -100,10 +104,13 @@ export async function opsVoidRun(ctx: Ctx, raw: unknown): Promise<BillingRun> {
 
 const deliveryInput = z.object({ deliveryId: idField('The delivery (uuid).') });
 
-/** Resend a failed or unknown delivery (the operator's explicit decision), through the documents' own rule. */
+/**
+ * Resend a failed or unknown delivery (the operator's explicit decision), through the documents'
+ * own rule, which records itself; the console's refusal and lookup go into that same record.
+ */
 export async function opsResendDelivery(ctx: Ctx, raw: unknown): Promise<void> {
   const { deliveryId } = parseInput(deliveryInput, raw);
-  await audited(ctx, 'delivery.resend', `delivery ${deliveryId}`, async () => {
+  await audited(ctx, 'delivery.resend', `delivery ${deliveryId}`, async (ctx) => {
     authorize(ctx, 'ops.act');
     const [d] = await ctx.sql<{ documentId: string }[]>`
       select d.id as "documentId" from document_deliveries dd join documents d on d.timesheet_id = dd.timesheet_id

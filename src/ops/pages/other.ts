@@ -19,6 +19,7 @@ async function auditPage(r: OpsRequest) {
       html`<tr>
         <td>${when(a.at)}</td>
         <td>${a.actorName}</td>
+        <td>${a.door}</td>
         <td>${a.action}</td>
         <td>${a.target ?? ''}</td>
         <td class="state-${a.outcome === 'succeeded' ? 'sent' : 'failed'}">${a.outcome}</td>
@@ -29,7 +30,7 @@ async function auditPage(r: OpsRequest) {
     r,
     'audit',
     'Audit',
-    table('Every operator action, newest first', ['When', 'Who', 'Action', 'Target', 'Outcome', 'Detail'], rows, 'No operator action yet.'),
+    table('Every operator action, newest first', ['When', 'Who', 'Door', 'Action', 'Target', 'Outcome', 'Detail'], rows, 'No operator action yet.'),
     true,
   );
 }
@@ -82,6 +83,7 @@ async function mailPage(r: OpsRequest) {
         <td>${m.subject ?? ''}</td>
         <td class="state-${m.status === 'quarantined' ? 'failed' : 'sent'}">${m.status}</td>
         <td>${m.reason ?? ''}</td>
+        <td>${m.verdict ?? ''}</td>
       </tr>`,
   );
   const statuses = ['', 'imported', 'reply', 'ignored', 'quarantined'];
@@ -118,7 +120,7 @@ async function mailPage(r: OpsRequest) {
           </select></label
         ><button type="submit">Filter</button>
       </form>
-      ${table('Intake log, newest first', ['Received', 'From', 'Subject', 'Status', 'Reason'], rows, 'No message read yet.')}`,
+      ${table('Intake log, newest first', ['Received', 'From', 'Subject', 'Status', 'Reason', 'Sender check'], rows, 'No message read yet.')}`,
     true,
   );
 }
