@@ -136,11 +136,12 @@ describe('mailbox settings', () => {
     const [mb] = await app.db.sql<{ id: string }[]>`select id from mailboxes where workspace_id = ${ws.id}`;
     for (let i = 0; i < 3; i++) expect((await call('POST', '/mailbox/poll', { session })).status).toBe(202);
     const jobs = await app.db.sql`
-      select j.key, q.queue_name as queue, j.payload, j.max_attempts as "maxAttempts"
-      from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      left join graphile_worker._private_job_queues q on q.id = j.job_queue_id
-      where t.identifier = 'mail:poll'`;
-    expect(jobs).toEqual([{ key: `mail:poll:${mb!.id}`, queue: `mailbox:${mb!.id}`, payload: { mailboxId: mb!.id }, maxAttempts: 1 }]);
+      select j.key, j.queue_name as queue, q.payload, q.workspace_id as "workspaceId", j.max_attempts as "maxAttempts"
+      from graphile_worker.jobs j join queued_jobs q on q.job_id = j.id
+      where j.task_identifier = 'mail:poll'`;
+    expect(jobs).toEqual([
+      { key: `mail:poll:${mb!.id}`, queue: `mailbox:${mb!.id}`, payload: { workspaceId: ws.id, mailboxId: mb!.id }, workspaceId: ws.id, maxAttempts: 1 },
+    ]);
   });
 
   it('a worker runs the poll: a wrong password is the mailbox lastError, the right one imports', async () => {
