@@ -309,14 +309,18 @@ describe('replies', () => {
     expect(ok(await w.poll()).imported).toBe(1);
   });
 
-  it('a colleague of the ticket’s client becomes a viewer; a client of another client is quarantined, never attached', async () => {
+  it('a colleague of the ticket’s client who does not see it, and a client of another client, are quarantined, never attached', async () => {
+    // issue 19: mail never widens what a login sees, not even for the ticket's own client (ticket numbers are sequential)
     const { w, ticket } = await withTicket();
     await w.deliver(eml('reply-en', { headers: { From: 'Dora <dora@acme.test>', 'Message-ID': '<reply-dora@acme.test>' } }), eml('reply-other-client'));
-    expect(ok(await w.poll())).toMatchObject({ reply: 1, quarantined: 1 });
+    expect(ok(await w.poll())).toMatchObject({ reply: 0, quarantined: 2 });
     const p = await page(w.owned, 'INBOX-1');
-    expect(p.comments.map((c) => c.author?.name)).toEqual(['Dora']);
-    expect(p.viewers.map((v) => v.name).sort()).toEqual(['Ana Lopez', 'Dora']);
-    expect(p.events.map((e) => e.kind)).toEqual(['created', 'viewer_added', 'comment_added']);
+    expect(p.comments).toEqual([]);
+    expect(p.viewers.map((v) => v.name)).toEqual(['Ana Lopez']);
+    expect(p.events.map((e) => e.kind)).toEqual(['created']);
+    const dora = (await log(w)).find((e) => e.messageId === 'reply-dora@acme.test');
+    expect(dora).toMatchObject({ status: 'quarantined', ticketId: null, commentId: null });
+    expect(dora!.reason).toMatch(/^sender_cannot_see_ticket/);
     const eve = (await log(w)).find((e) => e.messageId === 'reply-eve-1@globex.test');
     expect(eve).toMatchObject({ status: 'quarantined', ticketId: null, commentId: null });
     expect(eve!.reason).toMatch(/^sender_cannot_see_ticket/);
@@ -328,7 +332,12 @@ describe('replies', () => {
   it('a workspace user replying writes an internal comment', async () => {
     const { w } = await withTicket();
     const member = await makeUser(db.sql, w.ws, { role: 'member', name: 'Mia Member' });
-    await w.deliver(eml('reply-en', { headers: { From: `Mia <${member.email}>`, 'Message-ID': '<reply-mia@agency.test>' } }));
+    // issue 19: only a proven message acts as a workspace user; here the trusted receiving server vouches for it
+    await db.sql`update mailboxes set trusted_authserv_id = 'mx.agency.test' where id = ${w.mailboxId}`;
+    const vouched = 'mx.agency.test; dkim=pass header.d=example.test; dmarc=pass header.from=example.test';
+    await w.deliver(
+      eml('reply-en', { headers: { From: `Mia <${member.email}>`, 'Message-ID': '<reply-mia@agency.test>', 'Authentication-Results': vouched } }),
+    );
     expect(ok(await w.poll()).reply).toBe(1);
     expect((await page(w.owned, 'INBOX-1')).comments).toEqual([
       expect.objectContaining({ audience: 'internal', author: expect.objectContaining({ name: 'Mia Member' }) }),

@@ -1,3 +1,4 @@
+import { promises as dns } from 'node:dns';
 import type { JobHelpers, Task } from 'graphile-worker';
 import { loadConfig } from '../config.ts';
 import { pollMailbox } from '../core/mail/intake/poll.ts';
@@ -18,7 +19,11 @@ export function mailTasks(services: JobServices, secrets: () => SecretBox | null
       await schedulePolls(ctxOf(helpers), payload);
     },
     'mail:poll': async (payload, helpers) => {
-      await pollMailbox(ctxOf(helpers), payload, { secrets: secrets() });
+      // the senders' DKIM keys are looked up in the real DNS (the core asks through this one function)
+      await pollMailbox(ctxOf(helpers), payload, {
+        secrets: secrets(),
+        resolver: (name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>,
+      });
     },
   };
 }

@@ -23,7 +23,7 @@ export function attachmentSelect(sql: Db) {
   return sql`
     select a.id, a.filename, a.content_type as "contentType", a.size, a.inline, a.audience, a.comment_id as "commentId",
            a.created_at as "createdAt",
-           case when i.id is null then null else json_build_object('id', i.id, 'name', i.name) end as "uploadedBy"
+           case when i.id is null then null else json_build_object('id', i.id, 'name', person_name(a.workspace_id, i.id, i.name)) end as "uploadedBy"
     from attachments a
     left join identities i on i.id = a.uploaded_by`;
 }

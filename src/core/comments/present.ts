@@ -40,7 +40,7 @@ export function commentSelect(sql: Db) {
     select c.id, c.ticket_id as "ticketId", c.body, c.audience, c.author_id as "authorId", c.source,
            c.created_at as "createdAt", c.updated_at as "updatedAt",
            to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortKey",
-           case when i.id is null then null else json_build_object('id', i.id, 'name', i.name, 'clientName', cl.name) end as author
+           case when i.id is null then null else json_build_object('id', i.id, 'name', person_name(c.workspace_id, i.id, i.name), 'clientName', cl.name) end as author
     from comments c
     left join identities i on i.id = c.author_id
     left join memberships am on am.workspace_id = c.workspace_id and am.identity_id = c.author_id

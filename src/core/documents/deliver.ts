@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { advanceRun } from '../billing/progress.ts';
 import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
 import type { SendResult } from '../mail/mailer.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
@@ -48,7 +49,9 @@ export async function deliverTimesheet(ctx: JobCtx, payload: unknown): Promise<J
   if (claim.kind === 'wait') throw new Error('The timesheet was superseded (a redaction) and its new version is not rendered yet; retrying later.');
   if (claim.kind === 'done') return { deliveryId };
   const { runId, sheet } = claim;
-  const mail = deliveryEmail(sheet, { from: ctx.mailFrom, to: claim.email, messageId: claim.messageId });
+  // the recipient's own reply address: a reply to it is known to be theirs (issue 19)
+  const replyTo = await timesheetReplyAddress(ctx.sql, ctx.mailFrom, { timesheetId: claim.timesheetId, deliveryId, email: claim.email });
+  const mail = deliveryEmail(sheet, { from: ctx.mailFrom, to: claim.email, messageId: claim.messageId, replyTo });
   // A mailer that throws may have sent the message or not: the same doubt as a connection lost after DATA.
   const result = await ctx.mailer.send(mail).catch((err: unknown): SendResult => ({ outcome: 'unknown', reply: errorText(err) }));
   step(ctx, 'deliver:sent');

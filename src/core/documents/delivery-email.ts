@@ -44,18 +44,20 @@ const CONTENT_TYPES: Record<DocumentFormat, string> = {
 /**
  * The email of one delivery: the pdf (or, without one, the html) and the csv attached, a short
  * text in the client's language, and `Auto-Submitted: auto-generated` (RFC 3834) so that
- * auto-responders stay silent and our own mail intake never answers or files it.
+ * auto-responders stay silent and our own mail intake never answers or files it. `replyTo` is the
+ * recipient's own reply address (mail/intake/reply-token.ts): a reply to it is known to be theirs.
  */
-export function deliveryEmail(sheet: DeliverySheet, envelope: { from: string; to: string; messageId: string }): OutgoingMail {
+export function deliveryEmail(sheet: DeliverySheet, envelope: { from: string; to: string; messageId: string; replyTo?: string | null }): OutgoingMail {
+  const { replyTo, ...addresses } = envelope;
   const locale = supported(sheet.locale);
   const words = WORDING[new Intl.Locale(locale).language] ?? WORDING.en!;
   const main = sheet.files.find((f) => f.format === 'pdf') ?? sheet.files.find((f) => f.format === 'html');
   const csv = sheet.files.find((f) => f.format === 'csv');
   return {
-    ...envelope,
+    ...addresses,
     subject: words.subject(sheet.number, sheet.clientName),
     text: words.body(sheet.number, sheet.clientName, period(locale, sheet.periodStart, sheet.periodEnd), sheet.agency),
-    headers: { 'Auto-Submitted': 'auto-generated' },
+    headers: { 'Auto-Submitted': 'auto-generated', ...(replyTo ? { 'Reply-To': replyTo } : {}) },
     attachments: [main, csv]
       .filter((f) => f !== undefined)
       .map((f) => ({ filename: `${sheet.number}.${f.format}`, contentType: CONTENT_TYPES[f.format], content: f.content })),

@@ -56,15 +56,15 @@ export async function listPeople(ctx: Ctx, input: unknown): Promise<{ people: Pe
   const { sql, principal: p } = ctx;
   const text = q.q ? `%${q.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const rows = await sql<(PersonListItem & { total: number })[]>`
-    select i.id, i.name, i.email, m.role, i.kind,
+    select i.id, person_name(m.workspace_id, i.id, i.name) as name, i.email, m.role, i.kind,
            case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end as client,
            count(*) over ()::int as total
     from memberships m
     join identities i on i.id = m.identity_id
     left join clients c on c.id = m.client_id
     where m.workspace_id = ${p.workspaceId} and ${visiblePeople(sql, p)}
-      ${text ? sql`and (lower(i.name) like ${text} or lower(coalesce(i.email, '')) like ${text})` : sql``}
-    order by lower(i.name), i.id
+      ${text ? sql`and (lower(person_name(m.workspace_id, i.id, i.name)) like ${text} or lower(coalesce(i.email, '')) like ${text})` : sql``}
+    order by lower(person_name(m.workspace_id, i.id, i.name)), i.id
     limit ${q.limit}`;
   const total = rows[0]?.total ?? 0;
   return { people: rows.map(({ total: _t, ...person }) => person), omitted: Math.max(0, total - rows.length) };

@@ -105,7 +105,7 @@ export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined')
     return sql`(select ${value} from ${first} ${joins} where ${key})`;
   };
   const person = (i: string, c: string): Fragment =>
-    sql`case when ${sql(i)}.id is null then null else json_build_object('id', ${sql(i)}.id, 'name', ${sql(i)}.name, 'clientName', ${sql(c)}.name) end`;
+    sql`case when ${sql(i)}.id is null then null else json_build_object('id', ${sql(i)}.id, 'name', person_name(t.workspace_id, ${sql(i)}.id, ${sql(i)}.name), 'clientName', ${sql(c)}.name) end`;
   return sql`json_build_object(
     'id', t.id,
     'humanId', coalesce(${from(d.project, sql`ts_proj.key`)}, 'INBOX') || '-' || t.number,

@@ -7,9 +7,10 @@ import { droppedNote, fit, MAX_COMMENT, MAX_DESCRIPTION, messageText, ticketTitl
 import { addressOf, noiseReason, type OwnAddresses } from './noise.ts';
 import { parseMessage, type IntakeLimits, type ParsedMessage } from './parse.ts';
 import { dedupeKey, header, oversizeKey, ownMessageId, readRaw, type RawMessage } from './raw.ts';
-import { audienceOf, makeViewer, replyAccess } from './reply.ts';
+import { audienceOf, replyAccess } from './reply.ts';
 import { ensureSender, findSender, STORABLE_ADDRESS, type Sender } from './sender.ts';
 import { findThread, type Thread } from './thread.ts';
+import { judgeSender, noteVerdict, type SenderTrust, type TrustSettings } from './trust.ts';
 import { insertAttachments, insertComment, insertInboxTicket } from './write.ts';
 
 /** A message as the poll fetched it. `source` is null for one over the size limit (only its headers were read). */
@@ -27,6 +28,8 @@ export interface IntakeMailbox {
   id: string;
   workspaceId: string;
   own: OwnAddresses;
+  /** What may prove a sender (trust.ts). */
+  trust: TrustSettings;
 }
 
 export type IntakeStatus = 'imported' | 'reply' | 'ignored' | 'quarantined';
@@ -95,11 +98,15 @@ export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: Fe
       if (noise) return outcome('ignored', noise);
       if (!from) return outcome('quarantined', 'no_sender: the message names no sender address');
       const sender = await findSender(sql, mailbox.workspaceId, from);
-      const thread = await findThread(sql, mailbox.workspaceId, raw, parsed.subject);
+      const trust = await judgeSender(sql, mailbox.workspaceId, msg.source!, raw, sender.email, mailbox.trust);
+      await noteVerdict(sql, mailbox.workspaceId, key, trust.verdict);
+      let thread = await findThread(sql, mailbox.workspaceId, raw, parsed.subject);
+      // a reply address sent with a timesheet names it, whatever the reply's headers kept
+      if (thread.kind === 'none' && trust.token?.timesheetNumber) thread = { kind: 'timesheet', number: trust.token.timesheetNumber };
       const write = thread.kind === 'ticket' ? reply : newTicket;
       try {
         return await (sql as unknown as postgres.TransactionSql).savepoint((sp) =>
-          write(sp as unknown as Db, ctx.now(), mailbox.workspaceId, sender, parsed, thread, limits),
+          write(sp as unknown as Db, ctx.now(), mailbox.workspaceId, { sender, trust }, parsed, thread, limits),
         );
       } catch (err) {
         if (retryLater(err)) throw err;
@@ -175,35 +182,56 @@ async function record(
   return result;
 }
 
-type Write = (sql: Db, now: Date, workspaceId: string, sender: Sender, m: ParsedMessage, thread: Thread, limits: IntakeLimits) => Promise<IntakeOutcome>;
+/** The sender as found, and what proves them. */
+interface From {
+  sender: Sender;
+  trust: SenderTrust;
+}
 
-/** New mail: an Inbox ticket reported by the sender (created when unknown), with the message's attachments. */
-const newTicket: Write = async (sql, now, workspaceId, sender, m, thread, limits) => {
-  const s = await ensureSender(sql, workspaceId, sender);
-  const lead = thread.kind === 'timesheet' ? `_In reply to timesheet ${thread.number}._\n\n` : '';
+type Write = (sql: Db, now: Date, workspaceId: string, from: From, m: ParsedMessage, thread: Thread, limits: IntakeLimits) => Promise<IntakeOutcome>;
+
+/** Text as Markdown inline code: whatever a header says stays text. */
+const code = (text: string) => `\`${text.replace(/[`\r\n]/g, "'")}\``;
+
+/** A workspace user (or a person with a login) whose message proves nothing may not act as them: the message is an outsider's. */
+const unverified = ({ sender, trust }: From) => sender.guarded && trust.proof === null;
+
+/**
+ * New mail: an Inbox ticket reported by the sender (created when unknown), with the message's
+ * attachments. A guarded address that is not proven opens it as an unverified outside sender: no
+ * reporter, nothing attributed to anyone, the address and the verdict at the top of the description.
+ */
+const newTicket: Write = async (sql, now, workspaceId, from, m, thread, limits) => {
+  const s = unverified(from) ? null : await ensureSender(sql, workspaceId, from.sender);
+  const lead =
+    (s ? '' : `_Unverified sender:_ ${code(`${m.from?.name ?? ''} <${from.sender.email}>`.trim())} (${code(from.trust.verdict)})\n\n`) +
+    (thread.kind === 'timesheet' ? `_In reply to timesheet ${thread.number}._\n\n` : '');
   const note = droppedNote(m.dropped, limits.maxAttachmentBytes, limits.maxAttachments);
   const room = MAX_DESCRIPTION - Array.from(lead + note).length;
+  const reporterId = s?.identityId ?? null;
   const ticketId = await insertInboxTicket(
     sql,
-    { workspaceId, reporterId: s.identityId, title: ticketTitle(m.subject), description: lead + fit(messageText(m), room) + note },
+    { workspaceId, reporterId, title: ticketTitle(m.subject), description: lead + fit(messageText(m), room) + note },
     now,
   );
-  await insertAttachments(sql, { workspaceId, ticketId, commentId: null, audience: audienceOf(s), uploadedBy: s.identityId }, m.attachments, now);
+  await insertAttachments(sql, { workspaceId, ticketId, commentId: null, audience: s ? audienceOf(s) : 'client', uploadedBy: reporterId }, m.attachments, now);
   return outcome('imported', null, ticketId);
 };
 
 /**
  * A reply: a comment on the ticket with the quoted history and signature trimmed, when the sender
- * may have it there (replyAccess); otherwise quarantined, never attached to a ticket they cannot see.
+ * already sees the ticket or answered a reply address we sent them for it (replyAccess); otherwise
+ * quarantined, never attached to a ticket they cannot see. An unproven message from a guarded
+ * address is quarantined: it may not speak as that person.
  */
-const reply: Write = async (sql, now, workspaceId, sender, m, thread, limits) => {
+const reply: Write = async (sql, now, workspaceId, from, m, thread, limits) => {
   if (thread.kind !== 'ticket') throw new Error('a reply needs a ticket');
+  if (unverified(from)) return outcome('quarantined', `sender_unverified: ${from.trust.verdict}`);
   const ticket = { id: thread.ticketId, workspaceId };
   await holdTickets(sql, [ticket.id]);
-  const access = await replyAccess(sql, ticket.id, sender);
+  const access = await replyAccess(sql, ticket.id, from.sender, from.trust.token?.ticketId ?? null);
   if (access === 'refused') return outcome('quarantined', 'sender_cannot_see_ticket: the sender may not see the ticket this message answers');
-  const s = await ensureSender(sql, workspaceId, sender);
-  if (access === 'may_view') await makeViewer(sql, now, ticket, s);
+  const s = await ensureSender(sql, workspaceId, from.sender);
   const audience = audienceOf(s);
   const note = droppedNote(m.dropped, limits.maxAttachmentBytes, limits.maxAttachments);
   const text = visibleReply(messageText(m)) || '_(no text)_';

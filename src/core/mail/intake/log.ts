@@ -20,6 +20,8 @@ export interface IntakeLogEntry {
   status: 'imported' | 'reply' | 'ignored' | 'quarantined';
   /** Why it was ignored or quarantined: a code, then for failures the error text (`ticket_failed: ...`). */
   reason: string | null;
+  /** What proved the sender, or did not (issue 19): `reply-token=valid`, `dkim=pass (d=acme.test) dmarc=pass`, `dkim=none dmarc=fail` ... */
+  verdict: string | null;
   ticketId: string | null;
   commentId: string | null;
   /** The message's UID in the mailbox's folder (under the folder's UIDVALIDITY then): where to find a quarantined one. */
@@ -40,7 +42,7 @@ export async function listIntakeMessages(ctx: Ctx, input: unknown): Promise<{ it
   }
   const { sql, principal: p } = ctx;
   const rows = await sql<(Omit<IntakeLogEntry, 'receivedAt'> & { receivedAt: Date; at: string })[]>`
-    select id, message_id as "messageId", from_address as from, subject, received_at as "receivedAt", status, reason,
+    select id, message_id as "messageId", from_address as from, subject, received_at as "receivedAt", status, reason, verdict,
            ticket_id as "ticketId", comment_id as "commentId", uid::float8 as uid,
            to_char(received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as at
     from intake_messages

@@ -10,6 +10,8 @@ import { errorText, intakeMessage, type FetchedMessage, type IntakeMailbox, type
 import { addressOf } from './noise.ts';
 import { DEFAULT_LIMITS, type IntakeLimits } from './parse.ts';
 import { passwordContext } from './present.ts';
+import type { TrustSettings } from './trust.ts';
+import { noDns, type DnsResolver } from './verify.ts';
 
 export const pollPayload = z.object({ mailboxId: z.uuid() });
 
@@ -26,6 +28,8 @@ export interface PollOptions {
   /** Opens the stored password; null when the process has no key (the poll fails with lastError saying so). */
   secrets: SecretBox | null;
   limits?: Partial<IntakeLimits>;
+  /** DNS for the senders' DKIM keys (node's dns.promises.resolve at the edge); without one no signature proves a sender. */
+  resolver?: DnsResolver;
 }
 
 export type PollCounts = Record<IntakeOutcome['status'], number>;
@@ -51,6 +55,7 @@ interface PollMailbox {
   uidValidity: string | null;
   lastUid: number;
   lastPollAt: Date | null;
+  trustedAuthservId: string | null;
 }
 
 let warnedUnguarded = false;
@@ -79,7 +84,7 @@ export async function pollMailbox(ctx: JobCtx, payload: unknown, opts: PollOptio
   try {
     if (!opts.secrets) throw new Error('no secret key to open the mailbox password with: set WT_SECRET_KEY');
     const password = opts.secrets.open(mb.passwordSealed, passwordContext(mb.workspaceId));
-    await readMailbox(ctx, mb, password, limits, counts);
+    await readMailbox(ctx, mb, password, limits, counts, { resolver: opts.resolver ?? noDns, trustedAuthservId: mb.trustedAuthservId });
   } catch (err) {
     const error = describe(err);
     ctx.log.warn({ mailboxId, error, counts }, 'mailbox poll failed');
@@ -97,7 +102,7 @@ async function loadForPoll(sql: Db, id: string): Promise<PollMailbox | null> {
     select id, workspace_id as "workspaceId", host, port, secure, username, password_sealed as "passwordSealed", folder,
            after_import as "afterImport", move_to as "moveTo", enabled, settings_version as "settingsVersion",
            uid_validity::text as "uidValidity", last_uid::int as "lastUid",
-           last_poll_at as "lastPollAt"
+           last_poll_at as "lastPollAt", trusted_authserv_id as "trustedAuthservId"
     from mailboxes where id = ${id}`;
   return row ?? null;
 }
@@ -118,13 +123,13 @@ async function forMessage<T>(msg: FetchedMessage, fn: () => Promise<T>): Promise
   }
 }
 
-async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limits: IntakeLimits, counts: PollCounts): Promise<void> {
+async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limits: IntakeLimits, counts: PollCounts, trust: TrustSettings): Promise<void> {
   const client = await connectImap(ctx, mb, password);
   try {
     if (mb.afterImport === 'move') await client.mailboxCreate(mb.moveTo!);
     const lock = await client.getMailboxLock(mb.folder);
     try {
-      await readFolder(ctx, client, mb, limits, counts);
+      await readFolder(ctx, client, mb, limits, counts, trust);
     } finally {
       lock.release();
     }
@@ -133,7 +138,7 @@ async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limit
   }
 }
 
-async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits: IntakeLimits, counts: PollCounts): Promise<void> {
+async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits: IntakeLimits, counts: PollCounts, trust: TrustSettings): Promise<void> {
   const folder = client.mailbox;
   if (!folder) throw new Error(`folder ${mb.folder} is not open`);
   const uidValidity = String(folder.uidValidity);
@@ -142,7 +147,7 @@ async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits
   // `n:*` names the last message even when its UID is below n
   const uids = (found || []).filter((u) => rescan || u > mb.lastUid).sort((a, b) => a - b);
   const own = new Set([addressOf(ctx.mailFrom), addressOf(mb.username)].filter((a): a is string => a !== null));
-  const mailbox: IntakeMailbox = { id: mb.id, workspaceId: mb.workspaceId, own };
+  const mailbox: IntakeMailbox = { id: mb.id, workspaceId: mb.workspaceId, own, trust };
 
   for (let i = 0; i < uids.length; i += META_CHUNK) {
     const metas: { uid: number; size: number; receivedAt: Date }[] = [];

@@ -10,6 +10,8 @@ export interface Mailbox {
   afterImport: 'seen' | 'move';
   moveTo: string | null;
   enabled: boolean;
+  /** The receiving server whose Authentication-Results header proves senders (its authserv-id); null: none. */
+  trustedAuthservId: string | null;
   uidValidity: number | null;
   lastUid: number;
   lastPollAt: string | null;
@@ -23,7 +25,7 @@ export const passwordContext = (workspaceId: string) => `mailbox:${workspaceId}`
 /** The workspace's Mailbox, or null when it has none. The column list names every column read: never the password. */
 export async function presentMailbox(sql: Db, workspaceId: string): Promise<Mailbox | null> {
   const [row] = await sql<(Omit<Mailbox, 'lastPollAt' | 'counts'> & { lastPollAt: Date | null; counts: Record<string, number> })[]>`
-    select m.host, m.port, m.secure, m.username as user, m.folder, m.after_import as "afterImport", m.move_to as "moveTo", m.enabled,
+    select m.host, m.port, m.secure, m.username as user, m.folder, m.after_import as "afterImport", m.move_to as "moveTo", m.enabled, m.trusted_authserv_id as "trustedAuthservId",
            m.uid_validity::float8 as "uidValidity", m.last_uid::float8 as "lastUid", m.last_poll_at as "lastPollAt", m.last_error as "lastError",
            (select coalesce(json_object_agg(s.status, s.n), '{}'::json)
             from (select status, count(*)::int as n from intake_messages where workspace_id = m.workspace_id group by status) s) as counts

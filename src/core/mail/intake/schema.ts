@@ -16,6 +16,7 @@ export const mailboxSchema = describing<Mailbox>()(
       afterImport: z.enum(['seen', 'move']),
       moveTo: z.string().nullable(),
       enabled: z.boolean(),
+      trustedAuthservId: z.string().nullable(),
       uidValidity: z.number().int().nullable(),
       lastUid: z.number().int(),
       lastPollAt: dateTimeOut.nullable(),
@@ -39,6 +40,12 @@ export const intakeLogSchema = describing<{ items: IntakeLogEntry[]; nextCursor:
           receivedAt: dateTimeOut,
           status: z.enum(['imported', 'reply', 'ignored', 'quarantined']),
           reason: z.string().nullable().describe('Why it was ignored or quarantined: a code, for failures followed by the error text.'),
+          verdict: z
+            .string()
+            .nullable()
+            .describe(
+              'What proved the sender, or did not: `reply-token=valid`, `dkim=pass (d=acme.test) dmarc=pass`, `dkim=none dmarc=fail`; null when not judged.',
+            ),
           ticketId: uuidOut.nullable(),
           commentId: uuidOut.nullable(),
           uid: z.number().int().nullable().describe("The message's IMAP UID in the mailbox folder: where to find a quarantined one."),

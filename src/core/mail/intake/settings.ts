@@ -34,6 +34,17 @@ export const setMailboxInput = z.object({
     .optional()
     .describe('Folder handled messages are moved to (created when missing); required with afterImport "move".'),
   enabled: z.boolean().default(true).describe('Whether the mailbox is polled every minute.'),
+  trustedAuthservId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9._-]+$/, 'an authserv-id: a host name')
+    .nullable()
+    .optional()
+    .describe(
+      'The authserv-id of the receiving mail server whose Authentication-Results header proves senders (dkim/dmarc=pass); only the topmost ones it added are read. Omitted or null: none is trusted, the intake checks DKIM itself.',
+    ),
 });
 
 const noMailbox = () => notFound('no_mailbox', undefined, 'This workspace has no mailbox.');
@@ -79,15 +90,16 @@ export async function setMailbox(ctx: Ctx, input: unknown, secrets: SecretBox | 
     const now = ctx.now();
     if (!current) {
       await sql`
-        insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, folder, after_import, move_to, enabled, created_at, updated_at)
+        insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, folder, after_import, move_to, enabled, trusted_authserv_id,
+                               created_at, updated_at)
         values (${p.workspaceId}, ${body.host}, ${body.port}, ${body.secure}, ${body.user}, ${sealed}, ${body.folder}, ${body.afterImport}, ${moveTo},
-                ${body.enabled}, ${now}, ${now})`;
+                ${body.enabled}, ${body.trustedAuthservId ?? null}, ${now}, ${now})`;
     } else {
       const restart = account || current.folder !== body.folder;
       await sql`
         update mailboxes set host = ${body.host}, port = ${body.port}, secure = ${body.secure}, username = ${body.user},
                password_sealed = coalesce(${sealed}::bytea, password_sealed), folder = ${body.folder}, after_import = ${body.afterImport},
-               move_to = ${moveTo}, enabled = ${body.enabled}, updated_at = ${now},
+               move_to = ${moveTo}, enabled = ${body.enabled}, trusted_authserv_id = ${body.trustedAuthservId ?? null}, updated_at = ${now},
                ${restart ? sql`settings_version = settings_version + 1, uid_validity = null, last_uid = 0,` : sql``}
                last_error = ${restart || sealed !== null ? null : sql`last_error`}
         where workspace_id = ${p.workspaceId}`;

@@ -15,7 +15,8 @@ import type { ParsedAttachment } from './parse.ts';
 
 export interface NewInboxTicket {
   workspaceId: string;
-  reporterId: string;
+  /** Null: an unverified sender, attributed to no one. */
+  reporterId: string | null;
   title: string;
   description: string;
 }
@@ -59,7 +60,7 @@ export async function insertComment(sql: Db, c: NewMailComment, now: Date): Prom
 /** Stores the message's attachments on the ticket (and its comment), each with an `attachment_added` event. */
 export async function insertAttachments(
   sql: Db,
-  at: { workspaceId: string; ticketId: string; commentId: string | null; audience: Audience; uploadedBy: string },
+  at: { workspaceId: string; ticketId: string; commentId: string | null; audience: Audience; uploadedBy: string | null },
   files: ParsedAttachment[],
   now: Date,
 ): Promise<void> {
