@@ -579,8 +579,11 @@ export const TABLE: Record<string, Probe[]> = {
   'GET /api/w/:slug/mailbox/messages': [{ label: 'the intake log', auth: 'session', admin: true, ok: 200 }],
 };
 
-/** The status (and for credential gates the reason) the contract gives `c` for a probe. */
-export function expected(p: Probe, c: Cred): Expected {
+/**
+ * The refusal a probe's credential gates give `c` before any object is looked up (the credential,
+ * then client users on time routes), or null when `c` passes them.
+ */
+export function credentialGate(p: Probe, c: Cred): Expected | null {
   const token = c.kind === 'token' || c.kind === 'agent';
   if (p.auth !== 'public') {
     if (c.kind === 'none') return { status: [401] };
@@ -590,6 +593,13 @@ export function expected(p: Probe, c: Cred): Expected {
     if (p.auth === 'write' && token && !c.scopes.includes('write')) return { status: [403], reason: 'missing_scope' };
   }
   if (p.workspaceOnly && isClient(c)) return { status: [403], reason: 'workspace_users_only' };
+  return null;
+}
+
+/** The status (and for credential gates the reason) the contract gives `c` for a probe. */
+export function expected(p: Probe, c: Cred): Expected {
+  const gate = credentialGate(p, c);
+  if (gate) return gate;
   if (p.target && !p.target(c)) return { status: [404] };
   if (p.admin && !isAdmin(c)) return { status: [403] };
   const ok = typeof p.ok === 'function' ? p.ok(c) : p.ok;
