@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, type SessionCookie } from './helpers/app.ts';
 import { makeToken } from './helpers/factories.ts';
 import { authzWorld, type AuthzWorld } from './authz/world.ts';
+import { foreign, identifyingOf, secondWorkspace, seedArtefacts, type Identifying } from './authz/tenant.ts';
 import { body, encode, headers, pathValue, query, type Body, type Headers, type Pools } from './fuzz/arbitraries.ts';
 import { changedTables, tableState } from './helpers/db-state.ts';
 import { appRoutes, type Route } from './fuzz/routes.ts';
@@ -29,23 +30,40 @@ let principals: Principal[];
 interface Principal {
   name: string;
   headers: Record<string, string>;
+  /** The workspace the credential belongs to (tenancy): nothing of the other may show. */
+  workspace: 1 | 2 | null;
 }
+
+/** What identifies each workspace (test/authz/tenant.ts). */
+let identifying: Record<1 | 2, Identifying[]>;
 
 beforeAll(async () => {
   w = await authzWorld({ withCreds: false });
   const sql = w.app.db.sql;
   const member: SessionCookie = await login(w.app, w.people.member.email, w.people.member.password);
   const clientToken = (await makeToken(sql, w.ws, w.people.client, { scopes: ['read', 'write'] })).token;
+  // Workspace 2 (tenancy): its principals share the case budget with workspace 1's, and both slugs are drawn.
+  const art = await seedArtefacts(sql, w.ws, w.people.owner, w.clients.b, '2001-03-01');
+  const w2 = await secondWorkspace(w);
+  identifying = { 1: [...identifyingOf(w), ...art.strings], 2: w2.strings };
+  const w2Owner = w2.creds.find((c) => c.name.startsWith('ws2 owner delegated token'))!;
+  const w2Member = w2.creds.find((c) => c.name === 'ws2 member session')!;
   principals = [
-    { name: 'owner token (read+write+triage)', headers: { authorization: `Bearer ${w.ownerToken}` } },
-    { name: 'member session', headers: { cookie: member.cookie, 'x-csrf-token': member.csrfToken } },
-    { name: 'client token (read+write)', headers: { authorization: `Bearer ${clientToken}` } },
-    { name: 'anonymous', headers: {} },
-    { name: 'garbage bearer', headers: { authorization: 'Bearer wt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } },
+    { name: 'owner token (read+write+triage)', headers: { authorization: `Bearer ${w.ownerToken}` }, workspace: 1 },
+    { name: 'member session', headers: { cookie: member.cookie, 'x-csrf-token': member.csrfToken }, workspace: 1 },
+    { name: 'client token (read+write)', headers: { authorization: `Bearer ${clientToken}` }, workspace: 1 },
+    { name: 'anonymous', headers: {}, workspace: null },
+    { name: 'garbage bearer', headers: { authorization: 'Bearer wt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, workspace: null },
+    { name: 'workspace 2 owner token (read+write+triage)', headers: { authorization: `Bearer ${w2Owner.token}` }, workspace: 2 },
+    {
+      name: 'workspace 2 member session',
+      headers: { cookie: w2Member.session!.cookie, 'x-csrf-token': w2Member.session!.csrfToken },
+      workspace: 2,
+    },
   ];
   const t = w.tickets;
   pools = {
-    slug: w.ws.slug,
+    slugs: [w.ws.slug, w2.ws.slug],
     refs: [t.visA.humanId, t.visB.humanId, t.hidden.humanId, t.inbox.humanId, t.moved.humanId],
     ids: [
       ...Object.values(t).map((x) => x.id),
@@ -60,6 +78,12 @@ beforeAll(async () => {
       w.clients.a,
       w.clients.b,
       ...Object.values(w.people).map((p) => p.id),
+      w2.ticket.id,
+      w2.client.id,
+      w2.project.id,
+      w2.runId,
+      w2.documentId,
+      w2.people.member.id,
     ],
     today: w.today,
   };
@@ -85,7 +109,7 @@ function describeCase(c: Case, route: Route): string {
 function caseFor(route: Route): fc.Arbitrary<Case> {
   const params = route.params.map((name) => pathValue(name, pools));
   return fc.record({
-    principal: fc.nat({ max: 4 }),
+    principal: fc.nat({ max: principals.length - 1 }),
     method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...WRONG_METHODS) }),
     path: fc.tuple(...params).map((values) => {
       let i = 0;
@@ -102,6 +126,14 @@ function problems(res: RawReply, c: Case, route: Route): string[] {
   const out: string[] = [];
   if (res.status <= 0) return [`no HTTP answer: ${res.text}`];
   if (res.status >= 500) out.push(`status ${res.status}: ${res.text.slice(0, 300)}`);
+  // Tenancy: nothing of a workspace the caller does not belong to, unless the request itself carried it.
+  const own = principals[c.principal]!.workspace;
+  const sent = `${c.path} ${c.query} ${c.body.kind === 'json' ? JSON.stringify(c.body.value) : c.body.kind === 'raw' ? c.body.text.slice(0, 2000) : ''}`;
+  for (const other of [1, 2] as const) {
+    if (other === own) continue;
+    const leaks = foreign(identifying[other], res.text, decodeURIComponentSafe(sent));
+    if (leaks.length) out.push(`shows workspace ${other}'s ${leaks.join(', ')}`);
+  }
   const leaked = internalsIn(res.text);
   if (leaked.length) out.push(`body shows internals (${leaked.join(', ')}): ${res.text.slice(0, 300)}`);
   // Node's HTTP parser refuses an oversized head (431) or a malformed one (400) before the app
@@ -120,6 +152,14 @@ function problems(res: RawReply, c: Case, route: Route): string[] {
       out.push(`status ${res.status} without the error envelope: ${res.text.slice(0, 200)}`);
   }
   return out;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return `${s} ${decodeURIComponent(s)}`;
+  } catch {
+    return s;
+  }
 }
 
 async function run(c: Case, route: Route): Promise<string[]> {

@@ -9,7 +9,8 @@ import fc from 'fast-check';
  */
 
 export interface Pools {
-  slug: string;
+  /** Workspace slugs: the fuzz's own and a second workspace's (tenancy). */
+  slugs: string[];
   /** Ticket references that exist (human ids and uuids). */
   refs: string[];
   /** Ids of records that exist: tickets, comments, entries, links, people, projects, states... */
@@ -324,7 +325,7 @@ export const headers: fc.Arbitrary<Headers> = fc.record({
 
 /** Path values for a parameter: real ones of the world, or hostile (already URL-encoded or raw escapes). */
 export function pathValue(name: string, pools: Pools): fc.Arbitrary<string> {
-  const real = name === 'slug' ? [pools.slug] : name === 'ref' ? [...pools.refs, ...pools.ids] : pools.ids;
+  const real = name === 'slug' ? pools.slugs : name === 'ref' ? [...pools.refs, ...pools.ids] : pools.ids;
   const hostile = fc.oneof(
     { weight: 3, arbitrary: hostileString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))) },
     { weight: 1, arbitrary: fc.constantFrom('%00', '%ff', '%E0%A4%A', '%', '%%', '%ED%A0%80', '..', '%2e%2e', 'a%2Fb', '%20', randomUUID()) },
