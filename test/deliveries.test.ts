@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { timesheetRendered } from '../src/core/billing/progress.ts';
-import { deliverTimesheet } from '../src/core/documents/deliver.ts';
+import { deliverTimesheet, deliveryAttemptFailed } from '../src/core/documents/deliver.ts';
+import { settleAbandonedDeliveries } from '../src/core/documents/stopped-deliveries.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { SmtpMailer } from '../src/core/mail/smtp-mailer.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -375,6 +376,147 @@ describe('kill and retry', () => {
   });
 });
 
+/**
+ * An attempt that stopped without recording its outcome (its worker killed, or presumed dead and
+ * its job taken over): the SMTP step it had committed decides. Before `data` the server cannot
+ * have the message: the next attempt sends it, with the same Message-ID; from `data` on it may:
+ * `unknown`. The stopped attempt is held at its step (a mailer that waits there), another attempt
+ * runs, and then the held one is let go, as a worker that was only slow would.
+ */
+describe('an attempt stopped mid-send', () => {
+  it.each([
+    ['connected', 'sent'],
+    ['envelope', 'sent'],
+    ['data', 'unknown'],
+  ] as const)('held after recording %s: the next attempt leaves it %s, and the server gets exactly one message', async (held, state) => {
+    const w = await makeWorld();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const real = new SmtpMailer(smtp.url);
+    const holding: JobCtx = {
+      ...jobCtx({ attempt: 1 }),
+      mailer: {
+        send: (mail, onStep) =>
+          real.send(mail, async (step) => {
+            await onStep!(step);
+            if (step === held) await gate;
+          }),
+      },
+    };
+    const first = deliverTimesheet(holding, { deliveryId: w.delivery.ap });
+    const sql = app.db.sql;
+    for (let i = 0; (await sql`select 1 from document_deliveries where id = ${w.delivery.ap} and smtp_step = ${held}`).length === 0; i++) {
+      if (i > 200) throw new Error(`the first attempt never reached ${held}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const stopped = await delivery(w.delivery.ap);
+    expect(stopped).toMatchObject({ state: 'pending', sending: true, attempts: 1 });
+
+    await deliverTimesheet(jobCtx({ attempt: 2 }), { deliveryId: w.delivery.ap });
+    const after = await delivery(w.delivery.ap);
+    expect(after).toMatchObject({ state, messageId: stopped.messageId, sending: false });
+    if (state === 'unknown') expect(after.detail).toBe('The previous attempt stopped while sending; not re-sent automatically.');
+
+    release();
+    await first; // the held attempt finds it no longer holds the delivery: it sends nothing more and records nothing
+    const received = smtp.received.filter((m) => m.envelope.to.includes(w.ap));
+    expect(received.map((m) => m.messageId)).toEqual([stopped.messageId]);
+    expect(smtp.messagesTo(w.ap)).toHaveLength(1);
+    expect(await delivery(w.delivery.ap)).toMatchObject({ state, detail: after.detail });
+  });
+});
+
+/** Makes the delivery's job look as a worker killed during its last attempt leaves it (once the liveness sweep unlocked it). */
+async function exhaustJob(deliveryId: string, opts: { locked?: boolean; attempts?: number } = {}): Promise<void> {
+  await app.db.sql`
+    update graphile_worker._private_jobs set attempts = ${opts.attempts ?? 5}, max_attempts = 5,
+           locked_at = ${opts.locked ? new Date() : null}, locked_by = ${opts.locked ? 'a-worker' : null}
+    where key = ${`documents:deliver:${deliveryId}`}`;
+}
+
+/** Marks the delivery as an attempt leaves it that reached `step` and was then killed. */
+async function stoppedAt(deliveryId: string, step: 'connected' | 'envelope' | 'data'): Promise<string> {
+  const messageId = `<stopped-${deliveryId}@agency.test>`;
+  await app.db.sql`
+    update document_deliveries set message_id = ${messageId}, sending_at = now(), smtp_step = ${step}, attempts = 5 where id = ${deliveryId}`;
+  return messageId;
+}
+
+describe('a delivery whose job can no longer run', () => {
+  it('the sweep settles it by the step its last attempt reached (unknown from data, failed before), and the run completes', async () => {
+    const w = await makeWorld();
+    await stoppedAt(w.delivery.ap, 'data');
+    await stoppedAt(w.delivery.cfo, 'envelope');
+    await app.db.sql`update document_deliveries set detail = '451 4.3.0 try later' where id = ${w.delivery.cfo}`;
+    await exhaustJob(w.delivery.ap);
+    await exhaustJob(w.delivery.cfo);
+    expect(await settleAbandonedDeliveries(app.db.sql, new Date())).toBeGreaterThanOrEqual(2);
+    expect(await delivery(w.delivery.ap)).toMatchObject({
+      state: 'unknown',
+      sending: false,
+      detail:
+        'The delivery job stopped and cannot run again; it had begun sending the message data, so the server may have the message. Not re-sent automatically.',
+    });
+    expect(await delivery(w.delivery.cfo)).toMatchObject({
+      state: 'failed',
+      sending: false,
+      detail: 'The delivery job stopped and cannot run again; the message was not sent (last reply: 451 4.3.0 try later).',
+    });
+    expect(await runStatus(w)).toBe('completed');
+    expect(await settleAbandonedDeliveries(app.db.sql, new Date())).toBe(0);
+  });
+
+  it('leaves a delivery whose job has attempts left or is running its last one; settles one whose job is gone', async () => {
+    const w = await makeWorld();
+    await exhaustJob(w.delivery.ap, { attempts: 4 });
+    await stoppedAt(w.delivery.cfo, 'data');
+    await exhaustJob(w.delivery.cfo, { locked: true });
+    await settleAbandonedDeliveries(app.db.sql, new Date());
+    expect(await delivery(w.delivery.ap)).toMatchObject({ state: 'pending' });
+    expect(await delivery(w.delivery.cfo)).toMatchObject({ state: 'pending' });
+    expect(await runStatus(w)).toBe('delivering');
+
+    // an operator cancelled the job before it ever ran: certainly not sent
+    await app.db.sql`delete from graphile_worker._private_jobs where key = ${`documents:deliver:${w.delivery.ap}`}`;
+    await settleAbandonedDeliveries(app.db.sql, new Date());
+    expect(await delivery(w.delivery.ap)).toMatchObject({
+      state: 'failed',
+      detail: 'The delivery job stopped and cannot run again; the message was not sent.',
+    });
+    expect(await delivery(w.delivery.cfo)).toMatchObject({ state: 'pending' });
+  });
+
+  it('the last attempt that throws settles it at once; an earlier one leaves it to the retry', async () => {
+    const w = await makeWorld();
+    await stoppedAt(w.delivery.ap, 'data');
+    await deliveryAttemptFailed(jobCtx({ attempt: 4 }), { deliveryId: w.delivery.ap }, 'connection terminated');
+    expect(await delivery(w.delivery.ap)).toMatchObject({ state: 'pending' });
+    await deliveryAttemptFailed(jobCtx({ attempt: 5 }), { deliveryId: w.delivery.ap }, 'connection terminated');
+    expect(await delivery(w.delivery.ap)).toMatchObject({
+      state: 'unknown',
+      detail:
+        "The delivery job's last attempt failed (connection terminated); it had begun sending the message data, so the server may have the message. Not re-sent automatically.",
+    });
+  });
+
+  it('a resend after the sweep queues a new job in place of the exhausted one, and sends with the same Message-ID', async () => {
+    const w = await makeWorld();
+    const messageId = await stoppedAt(w.delivery.ap, 'data');
+    await exhaustJob(w.delivery.ap);
+    await settleAbandonedDeliveries(app.db.sql, new Date());
+    expect(await delivery(w.delivery.ap)).toMatchObject({ state: 'unknown' });
+    const session = await login(app, w.admin.email, w.admin.password);
+    const res = await app.call('POST', `/api/w/${w.ws.slug}/documents/${w.documents.html}/deliveries/${w.delivery.ap}/resend`, { session });
+    expect(res.status).toBe(202);
+    const [job] = await app.db.sql<{ attempts: number }[]>`
+      select attempts from graphile_worker.jobs where key = ${`documents:deliver:${w.delivery.ap}`}`;
+    expect(job).toEqual({ attempts: 0 });
+    await deliverTimesheet(jobCtx({ attempt: 1 }), { deliveryId: w.delivery.ap });
+    expect(await delivery(w.delivery.ap)).toMatchObject({ state: 'sent', messageId });
+    expect(smtp.messagesTo(w.ap).map((m) => m.messageId)).toEqual([messageId]);
+  });
+});
+
 describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
   let w: World;
   let session: SessionCookie;
@@ -390,7 +532,7 @@ describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
     expect(await runStatus(w)).toBe('completed');
   });
 
-  it('resends an unknown delivery once, as a new email, and records the decision', async () => {
+  it('resends an unknown delivery once, with its Message-ID (a receiver can tell the copy), and records the decision', async () => {
     const before = await delivery(w.delivery.ap);
     const res = await app.call('POST', resendPath(w.documents.html, w.delivery.ap), { session });
     expect(res.status).toBe(202);
@@ -409,7 +551,7 @@ describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
     const after = await delivery(w.delivery.ap);
     expect(after).toMatchObject({ state: 'sent', attempts: 1 });
     expect(after.messageId).toBe(m!.messageId);
-    expect(after.messageId).not.toBe(before.messageId);
+    expect(after.messageId).toBe(before.messageId);
     expect(await runStatus(w)).toBe('completed');
 
     // a job run again sends nothing more
@@ -427,12 +569,15 @@ describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
 
   it('resends a failed delivery through any document of the timesheet', async () => {
     await app.db.sql`update document_deliveries set state = 'failed', detail = '550 5.1.1 mailbox unavailable' where id = ${w.delivery.cfo}`;
+    const before = await delivery(w.delivery.cfo);
     const res = await app.call('POST', resendPath(w.documents.csv, w.delivery.cfo), { session });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id: w.delivery.cfo, state: 'pending' });
     expect(await runQueued(w)).toEqual([]);
     expect(smtp.messagesTo(w.cfo)).toHaveLength(2);
     expect(await delivery(w.delivery.cfo)).toMatchObject({ state: 'sent' });
+    // a failed delivery never arrived: the resend is a new email
+    expect((await delivery(w.delivery.cfo)).messageId).not.toBe(before.messageId);
   });
 
   it('403 session_required for a token, 403 admin_only for a member', async () => {

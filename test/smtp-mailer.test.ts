@@ -159,6 +159,33 @@ describe('broken connections: by the step reached', () => {
   });
 });
 
+describe('steps told to the caller before the conversation goes past them', () => {
+  it('connected, envelope, data in order: each awaited, `data` before any byte of the message reached the server', async () => {
+    const m = mail();
+    const seen: string[] = [];
+    smtp.program((e) => {
+      if (e.step !== 'connect') seen.push(`server:${e.step}`);
+      return undefined;
+    });
+    const result = await mailer.send(m, async (step) => {
+      await new Promise((r) => setTimeout(r, 20)); // a slow database write: the server must wait for it
+      seen.push(step);
+    });
+    expect(result.outcome).toBe('accepted');
+    expect(seen).toEqual(['connected', 'server:mail', 'server:rcpt', 'envelope', 'data', 'server:data']);
+    expect(smtp.messagesTo(m.to)).toHaveLength(1);
+  });
+
+  it.each(['connected', 'envelope', 'data'])('a step that cannot be recorded (%s): temporary, and the server received no message', async (failing) => {
+    const m = mail();
+    const result = await mailer.send(m, async (step) => {
+      if (step === failing) throw new Error('database unreachable');
+    });
+    expect(result).toEqual({ outcome: 'temporary', reply: 'Not sent: the step could not be recorded: database unreachable' });
+    expect(smtp.received.filter((r) => r.messageId === m.messageId)).toEqual([]);
+  });
+});
+
 it('a malformed recipient is rejected without a connection attempt to retry', async () => {
   const result = await mailer.send(mail({ to: 'not an address' }));
   expect(result.outcome).toBe('rejected');

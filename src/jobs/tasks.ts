@@ -63,4 +63,11 @@ function historyTasks(services: Pick<JobServices, 'log' | 'sql'>, days = () => l
 }
 
 /** Recurring tasks, in graphile-worker's crontab format. */
-export const crontab = ['17 * * * * sessions:cleanup', '*/10 * * * * limits:cleanup', '41 * * * * history:cleanup', mailCrontab].join('\n');
+export const crontab = [
+  '17 * * * * sessions:cleanup',
+  '*/10 * * * * limits:cleanup',
+  '41 * * * * history:cleanup',
+  // Every minute: a delivery whose job died on its last attempt is settled within about 1.5 minutes (30 s liveness + the next tick).
+  '* * * * * deliveries:sweep',
+  mailCrontab,
+].join('\n');

@@ -32,10 +32,11 @@ export interface SinkEvent {
 }
 
 /**
- * What the sink answers: accept (the default), a reply with this code (4xx or 5xx), or `drop`:
- * the connection is cut without a reply (at `data`: after the whole message arrived).
+ * What the sink answers: accept (the default), a reply with this code (4xx or 5xx), `drop`: the
+ * connection is cut without a reply (at `data`: after the whole message arrived), or `stall`: no
+ * answer ever, the connection held open until the client goes (so a test can kill it there).
  */
-export type SinkAnswer = 'accept' | 'drop' | { code: number; text?: string };
+export type SinkAnswer = 'accept' | 'drop' | 'stall' | { code: number; text?: string };
 
 export type SinkProgram = (event: SinkEvent) => SinkAnswer | undefined;
 
@@ -92,6 +93,7 @@ export async function startSmtpSink(opts: { auth?: { user: string; pass: string 
   const answer = (a: SinkAnswer, session: SMTPServerSession, callback: (err?: Error | null) => void) => {
     if (a === 'accept') return callback();
     if (a === 'drop') return drop(session);
+    if (a === 'stall') return;
     const err = Object.assign(new Error(a.text ?? (a.code >= 500 ? 'Refused by the test sink' : 'Try again later')), { responseCode: a.code });
     callback(err);
   };

@@ -4,14 +4,21 @@ import { enqueue } from '../jobs/enqueue.ts';
 /** Attempts of a delivery job before a temporary refusal becomes `failed`. */
 export const DELIVERY_MAX_ATTEMPTS = 5;
 
-/** The job that sends one delivery; keyed by it, so it is never queued twice. */
-export async function enqueueDelivery(sql: Db, deliveryId: string): Promise<void> {
+/**
+ * The job that sends one delivery; keyed by it, so it is never queued twice. A resend (`fresh`)
+ * replaces whatever job the key still names (one out of attempts after a killed worker).
+ */
+export async function enqueueDelivery(sql: Db, deliveryId: string, fresh = false): Promise<void> {
   const [d] = await sql<{ workspaceId: string }[]>`select workspace_id as "workspaceId" from document_deliveries where id = ${deliveryId}`;
   await enqueue(
     sql,
     'documents:deliver',
     { workspaceId: d!.workspaceId, deliveryId },
-    { jobKey: `documents:deliver:${deliveryId}`, maxAttempts: DELIVERY_MAX_ATTEMPTS },
+    {
+      jobKey: `documents:deliver:${deliveryId}`,
+      maxAttempts: DELIVERY_MAX_ATTEMPTS,
+      replaceKeyed: fresh,
+    },
   );
 }
 

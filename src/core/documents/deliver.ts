@@ -2,21 +2,20 @@ import { randomUUID } from 'node:crypto';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { advanceRun } from '../billing/progress.ts';
-import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import { isLastAttempt, jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import type { SendResult, SendStep } from '../mail/mailer.ts';
 import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
-import type { SendResult } from '../mail/mailer.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
+import { finishDelivery, mayHaveLeft, settleStopped, STOPPED_AFTER_DATA, type FinalState } from './stopped-deliveries.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
 
 export const deliverPayload = z.object({ deliveryId: z.uuid() });
-
-type FinalState = 'sent' | 'failed' | 'skipped' | 'unknown';
 
 interface DeliveryRow {
   state: string;
   email: string | null;
   wasSending: boolean;
+  smtpStep: SendStep | null;
   optedOut: boolean;
   timesheetId: string;
   workspaceId: string;
@@ -31,58 +30,104 @@ interface DeliveryRow {
 }
 
 /** What the first transaction decided: nothing left to do, wait for a re-rendered version, or send this email. */
-type Claim = { kind: 'done' } | { kind: 'wait' } | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; sheet: DeliverySheet };
+type Claim =
+  | { kind: 'done' }
+  | { kind: 'wait' }
+  | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; attempt: number; sheet: DeliverySheet };
 
 /**
  * The `documents:deliver` job: sends one timesheet (its pdf or html, and its csv, in one email)
  * to one billing recipient, at most once. The Message-ID is stored and the attempt marked
- * (`sending_at`) in a transaction committed before the message goes out, so a retry after a crash
- * mid-send finds the mark and records `unknown` instead of sending a second email; the outcome is
- * recorded in a second transaction with the run's progress. A temporary refusal keeps the
+ * (`sending_at`, its number in `attempts`) in a transaction committed before the message goes
+ * out, and each SMTP step is committed (`smtp_step`) before the mailer goes past it. A retry
+ * after a crash mid-send finds the mark: if the dead attempt had reached `data` the server may
+ * have the message and the delivery is `unknown`; before that nothing left, and the email is
+ * sent again with the same Message-ID. The outcome is recorded in a second transaction with the
+ * run's progress, by the attempt that still holds the mark. A temporary refusal keeps the
  * delivery `pending` and throws, so graphile-worker retries with backoff, until the last attempt
- * records `failed`.
+ * records `failed`. A job that cannot run again is settled by stopped-deliveries.ts.
  */
 export async function deliverTimesheet(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
   const { deliveryId } = deliverPayload.parse(payload);
-  const final = !ctx.attempt || ctx.attempt.number >= ctx.attempt.max;
+  const final = isLastAttempt(ctx);
   const claim = await jobTx(ctx, (ctx) => claimDelivery(ctx, deliveryId, final));
   if (claim.kind === 'wait') throw new Error('The timesheet was superseded (a redaction) and its new version is not rendered yet; retrying later.');
   if (claim.kind === 'done') return { deliveryId };
-  const { runId, sheet } = claim;
+  const { runId, sheet, attempt } = claim;
+  const refs = { deliveryId, runId, timesheetId: claim.timesheetId };
   // the recipient's own reply address: a reply to it is known to be theirs (issue 19)
   const replyTo = await timesheetReplyAddress(ctx.sql, ctx.mailFrom, { timesheetId: claim.timesheetId, deliveryId, email: claim.email });
   const mail = deliveryEmail(sheet, { from: ctx.mailFrom, to: claim.email, messageId: claim.messageId, replyTo });
   // A mailer that throws may have sent the message or not: the same doubt as a connection lost after DATA.
-  const result = await ctx.mailer.send(mail).catch((err: unknown): SendResult => ({ outcome: 'unknown', reply: errorText(err) }));
+  const result = await ctx.mailer
+    .send(mail, (s) => recordStep(ctx, deliveryId, attempt, s))
+    .catch((err: unknown): SendResult => ({ outcome: 'unknown', reply: errorText(err) }));
   step(ctx, 'deliver:sent');
   const retry = result.outcome === 'temporary' && !final;
-  await jobTx(ctx, async (ctx) => {
+  const recorded = await jobTx(ctx, async (ctx) => {
     const now = ctx.now();
+    // Another attempt took the delivery over (this worker was presumed dead): its outcome is that attempt's to record.
+    if (!(await holdsMark(ctx, deliveryId, attempt))) return false;
     if (retry) {
       await ctx.sql`
         update document_deliveries set sending_at = null, detail = ${result.reply}, attempted_at = ${now}, updated_at = ${now}
         where id = ${deliveryId}`;
     } else {
-      await finish(ctx.sql, deliveryId, runId, STATE_OF[result.outcome], result.reply, now);
+      await finishDelivery(ctx.sql, deliveryId, runId, STATE_OF[result.outcome], result.reply, now);
     }
     step(ctx, 'deliver:recorded');
+    return true;
   });
-  if (retry) throw new Error(`Temporary SMTP failure, retrying: ${result.reply}`);
-  return { deliveryId, runId, timesheetId: claim.timesheetId };
+  if (recorded && retry) throw new Error(`Temporary SMTP failure, retrying: ${result.reply}`);
+  return refs;
+}
+
+/**
+ * Called by the job adapter when an attempt throws: on the last attempt the delivery is settled
+ * at once by how far the attempt got (its job will not run again), rather than by the sweep.
+ */
+export async function deliveryAttemptFailed(ctx: JobCtx, payload: unknown, error: string): Promise<void> {
+  const parsed = deliverPayload.safeParse(payload);
+  if (!parsed.success || !isLastAttempt(ctx)) return;
+  const why = `The delivery job's last attempt failed (${error})`;
+  await jobTx(ctx, (ctx) => settleStopped(ctx.sql, parsed.data.deliveryId, why, ctx.now()));
+}
+
+/**
+ * Commits how far the conversation got before the mailer goes past it, as long as this attempt
+ * still holds the delivery; otherwise the mailer stops before the data, so a worker presumed dead
+ * and the attempt that took over cannot both send.
+ */
+async function recordStep(ctx: JobCtx, deliveryId: string, attempt: number, smtpStep: SendStep): Promise<void> {
+  const rows = await ctx.sql`
+    update document_deliveries set smtp_step = ${smtpStep}, updated_at = ${ctx.now()}
+    where id = ${deliveryId} and state = 'pending' and sending_at is not null and attempts = ${attempt}
+    returning id`;
+  if (rows.length === 0) throw new Error('Another attempt took this delivery over.');
+}
+
+/** Locks the delivery and tells whether this attempt's mark is still on it. */
+async function holdsMark(ctx: JobCtx, deliveryId: string, attempt: number): Promise<boolean> {
+  const rows = await ctx.sql`
+    select 1 from document_deliveries
+    where id = ${deliveryId} and state = 'pending' and sending_at is not null and attempts = ${attempt}
+    for update`;
+  return rows.length > 0;
 }
 
 const STATE_OF: Record<SendResult['outcome'], FinalState> = { accepted: 'sent', rejected: 'failed', temporary: 'failed', unknown: 'unknown' };
 
 /**
  * Under the delivery's row lock: a delivery no longer pending is done; one whose run was voided,
- * whose recipient opted out since, or which an earlier attempt left mid-send is settled here;
- * otherwise the documents are read and the attempt is marked with its Message-ID.
+ * whose recipient opted out since, or which an earlier attempt left after its message data may
+ * have gone is settled here; otherwise (an attempt left before the data is sent again, with the
+ * same Message-ID) the documents are read and the attempt is marked with its Message-ID.
  */
 async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): Promise<Claim> {
   const { sql } = ctx;
   const now = ctx.now();
   const [d] = await sql<DeliveryRow[]>`
-    select dd.state, dd.email, dd.sending_at is not null as "wasSending", coalesce(rc.opted_out, false) as "optedOut",
+    select dd.state, dd.email, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", coalesce(rc.opted_out, false) as "optedOut",
            s.id as "timesheetId", s.workspace_id as "workspaceId", s.number, s.run_id as "runId", r.status as "runStatus",
            c.name as "clientName", c.locale, w.name as agency, p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
     from document_deliveries dd
@@ -96,25 +141,25 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
     for update of dd`;
   if (!d || d.state !== 'pending') return { kind: 'done' };
   const settle = async (state: FinalState, detail: string): Promise<Claim> => {
-    await finish(sql, deliveryId, d.runId, state, detail, now);
+    await finishDelivery(sql, deliveryId, d.runId, state, detail, now);
     return { kind: 'done' };
   };
   if (d.runStatus === 'voided') return settle('skipped', 'The billing run was voided before sending.');
-  if (d.wasSending) return settle('unknown', 'The previous attempt stopped while sending; not re-sent automatically.');
+  if (mayHaveLeft(d)) return settle('unknown', STOPPED_AFTER_DATA);
   if (d.optedOut) return settle('skipped', 'The recipient opted out of timesheet emails.');
   if (!d.email) return settle('skipped', 'The recipient has no email address.');
   const files = await currentFiles(sql, d);
   if (!files) return final ? settle('failed', 'The timesheet was superseded and its new version was not rendered in time.') : { kind: 'wait' };
   step(ctx, 'deliver:loaded');
-  const [claimed] = await sql<{ messageId: string }[]>`
+  const [claimed] = await sql<{ messageId: string; attempt: number }[]>`
     update document_deliveries
-    set message_id = coalesce(message_id, ${newMessageId(ctx.mailFrom)}), sending_at = ${now}, attempts = attempts + 1,
-        attempted_at = ${now}, updated_at = ${now}
+    set message_id = coalesce(message_id, ${newMessageId(ctx.mailFrom)}), sending_at = ${now}, smtp_step = null,
+        attempts = attempts + 1, attempted_at = ${now}, updated_at = ${now}
     where id = ${deliveryId}
-    returning message_id as "messageId"`;
+    returning message_id as "messageId", attempts as attempt`;
   step(ctx, 'deliver:claimed');
   const sheet: DeliverySheet = { ...pick(d), files };
-  return { kind: 'send', runId: d.runId, timesheetId: d.timesheetId, email: d.email, messageId: claimed!.messageId, sheet };
+  return { kind: 'send', runId: d.runId, timesheetId: d.timesheetId, email: d.email, messageId: claimed!.messageId, attempt: claimed!.attempt, sheet };
 }
 
 /**
@@ -135,14 +180,6 @@ async function currentFiles(sql: Db, d: DeliveryRow): Promise<DeliverySheet['fil
 }
 
 const pick = ({ number, clientName, locale, agency, periodStart, periodEnd }: DeliveryRow) => ({ number, clientName, locale, agency, periodStart, periodEnd });
-
-/** Records a final state (and the run's progress) in the caller's transaction. */
-async function finish(sql: Db, deliveryId: string, runId: string, state: FinalState, detail: string, now: Date): Promise<void> {
-  await sql`
-    update document_deliveries set state = ${state}, detail = ${detail}, sending_at = null, attempted_at = ${now}, updated_at = ${now}
-    where id = ${deliveryId}`;
-  await advanceRun(sql, runId, now);
-}
 
 /** `<uuid@domain of MAIL_FROM>`: ours, unique, and stored before the first attempt. */
 function newMessageId(mailFrom: string): string {

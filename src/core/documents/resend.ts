@@ -18,11 +18,13 @@ const RESENDABLE = ['failed', 'unknown'];
  * POST /documents/{id}/deliveries/{deliveryId}/resend: Owner/Admin from a browser session. An
  * explicit operator decision to send a `failed` or `unknown` delivery again (for `unknown`,
  * accepting that the client may get the email twice), recorded in `delivery_resends` with the
- * state it replaces. The delivery goes back to `pending` as a new email (a new Message-ID, its
- * attempts counted afresh), its job is queued, and a completed run is `delivering` again until
- * the job settles it. The delivery must be one of the document's timesheet (else 404); a voided
- * run's deliveries are history (409 `run_voided`). Audited (`delivery.resend`, with the door it
- * came through), refusals too.
+ * state it replaces. The delivery goes back to `pending` (its attempts counted afresh), its job
+ * is queued anew (replacing a job left out of attempts), and a completed run is `delivering`
+ * again until the job settles it. An `unknown` delivery keeps its Message-ID, so a receiving
+ * system that has the first copy can recognise the second as the same message; a `failed` one
+ * never arrived and goes as a new email (a new Message-ID). The delivery must be one of the
+ * document's timesheet (else 404); a voided run's deliveries are history (409 `run_voided`).
+ * Audited (`delivery.resend`, with the door it came through), refusals too.
  */
 export async function resendDelivery(ctx: Ctx, input: unknown): Promise<DeliveryState> {
   const raw = (input ?? {}) as { documentId?: unknown; deliveryId?: unknown };
@@ -54,11 +56,12 @@ async function resendAudited(ctx: Ctx, raw: { documentId?: unknown; deliveryId?:
       values (${deliveryId}, ${d.state}, ${d.detail}, ${p.identityId}, ${now})`;
     const [row] = await sql<DeliveryState[]>`
       update document_deliveries
-      set state = 'pending', detail = null, message_id = null, sending_at = null, attempts = 0, updated_at = ${now}
+      set state = 'pending', detail = null, message_id = case when state = 'unknown' then message_id end, sending_at = null,
+          smtp_step = null, attempts = 0, updated_at = ${now}
       where id = ${deliveryId}
       returning id, email, state, detail, to_char(attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "attemptedAt"`;
     await sql`update billing_runs set status = 'delivering', completed_at = null where id = ${d.runId} and status = 'completed'`;
-    await enqueueDelivery(sql, deliveryId);
+    await enqueueDelivery(sql, deliveryId, true);
     return row!;
   });
 }

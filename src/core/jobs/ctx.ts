@@ -45,3 +45,6 @@ export async function jobTx<T>(ctx: JobCtx, fn: (ctx: JobCtx) => Promise<T>): Pr
 }
 
 export const step = (ctx: JobCtx, name: string) => ctx.checkpoint?.(name);
+
+/** Whether this is the job's last allowed attempt (a call outside any job, with no attempt, is its own last). */
+export const isLastAttempt = (ctx: Pick<JobCtx, 'attempt'>) => !ctx.attempt || ctx.attempt.number >= ctx.attempt.max;

@@ -22,7 +22,21 @@ export interface SendResult {
   reply: string;
 }
 
+/**
+ * The steps of an SMTP conversation, in order: `connected` (greeting, EHLO, login done),
+ * `envelope` (sender and recipient accepted, the server waits for the data), `data` (the message
+ * data is about to be written: from here on the server may hold the message).
+ */
+export type SendStep = 'connected' | 'envelope' | 'data';
+
+/**
+ * Told each step before the mailer goes past it, and awaited: a caller that must survive its own
+ * crash records the step durably here. When it rejects, the mailer ends the conversation before
+ * writing any message data and answers `temporary` (nothing was sent).
+ */
+export type OnSendStep = (step: SendStep) => Promise<void>;
+
 export interface Mailer {
-  send(mail: OutgoingMail): Promise<SendResult>;
+  send(mail: OutgoingMail, onStep?: OnSendStep): Promise<SendResult>;
   close?(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { Readable, type Writable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { Mailer, OutgoingMail, SendResult } from './mailer.ts';
+import type { Mailer, OnSendStep, OutgoingMail, SendResult } from './mailer.ts';
 
 /** Where and how to reach the SMTP server: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://` (implicit TLS). */
 export interface SmtpTarget {
@@ -55,7 +55,9 @@ const oneLine = (s: string) =>
  * conversation reached (nodemailer's own transport reports a connection lost before and after
  * DATA alike): a reply decides by its class (2xx accepted, 4xx temporary, 5xx rejected, at any
  * step); without one, a failure after the whole message (its final dot) was written is `unknown`
- * (the server may have taken it), before that `temporary`.
+ * (the server may have taken it), before that `temporary`. The caller's `onStep` is awaited at
+ * each step (connected, envelope, data) before the conversation goes on, so a caller that dies
+ * mid-send has recorded how far it got; `data` is told before the first byte of the message.
  */
 export class SmtpMailer implements Mailer {
   private readonly target: SmtpTarget;
@@ -66,7 +68,7 @@ export class SmtpMailer implements Mailer {
     this.timeouts = { ...TIMEOUTS, ...timeouts };
   }
 
-  async send(mail: OutgoingMail): Promise<SendResult> {
+  async send(mail: OutgoingMail, onStep: OnSendStep = async () => {}): Promise<SendResult> {
     const node = new MailComposer({
       from: mail.from,
       to: mail.to,
@@ -78,10 +80,10 @@ export class SmtpMailer implements Mailer {
     }).compile();
     const envelope = node.getEnvelope();
     const raw = await node.build();
-    return this.transmit({ from: envelope.from || undefined, to: envelope.to }, raw);
+    return this.transmit({ from: envelope.from || undefined, to: envelope.to }, raw, onStep);
   }
 
-  private transmit(envelope: { from?: string; to: string[] }, raw: Buffer): Promise<SendResult> {
+  private transmit(envelope: { from?: string; to: string[] }, raw: Buffer, onStep: OnSendStep): Promise<SendResult> {
     const { host, port, secure, auth } = this.target;
     const conn = new SMTPConnection({ host, port, secure, ...this.timeouts });
     let dataSent = false;
@@ -95,15 +97,26 @@ export class SmtpMailer implements Mailer {
         else conn.close();
       };
       const failed = (err: SmtpError) => finish(classify(err, dataSent));
+      // The caller could not record a step: stop before any message data, so nothing was sent.
+      const unrecorded = (err: unknown) =>
+        finish({ outcome: 'temporary', reply: oneLine(`Not sent: the step could not be recorded: ${err instanceof Error ? err.message : String(err)}`) });
       // Errors come both as events and through the callbacks; the first one decides.
       conn.on('error', failed);
       conn.once('end', () => finish({ outcome: dataSent ? 'unknown' : 'temporary', reply: 'Connection closed unexpectedly' }));
-      const message = new TrackedMessage(raw, () => (dataSent = true));
+      const beforeData = async () => {
+        await onStep('envelope');
+        await onStep('data');
+      };
+      const message = new TrackedMessage(raw, beforeData, () => (dataSent = true), unrecorded);
       const deliver = () =>
-        conn.send(envelope, message, (err, info) => {
-          if (err) failed(err);
-          else finish({ outcome: 'accepted', reply: oneLine(info.response) });
-        });
+        onStep('connected').then(
+          () =>
+            conn.send(envelope, message, (err, info) => {
+              if (err) failed(err);
+              else finish({ outcome: 'accepted', reply: oneLine(info.response) });
+            }),
+          unrecorded,
+        );
       conn.connect((err) => {
         if (err) return failed(err);
         if (!auth) return deliver();
@@ -124,20 +137,30 @@ function classify(err: SmtpError, dataSent: boolean): SendResult {
 
 /**
  * The message as a stream that tells when it was wholly written to the connection: nodemailer
- * pipes it (after DATA's 354) into its dot-stuffing stream, whose readable side ends once the
- * final dot went to the socket. From then on the server may have the message.
+ * pipes it (after the envelope was accepted and DATA answered 354) into its dot-stuffing stream,
+ * whose readable side ends once the final dot went to the socket. From then on the server may
+ * have the message. Its first read waits for `beforeData` (the caller records the steps); if
+ * that fails, no byte is pushed and `onRefused` ends the conversation.
  */
 class TrackedMessage extends Readable {
+  private started = false;
+
   constructor(
     private readonly bytes: Buffer,
+    private readonly beforeData: () => Promise<void>,
     private readonly onWritten: () => void,
+    private readonly onRefused: (err: unknown) => void,
   ) {
     super();
   }
 
   override _read(): void {
-    this.push(this.bytes);
-    this.push(null);
+    if (this.started) return;
+    this.started = true;
+    this.beforeData().then(() => {
+      this.push(this.bytes);
+      this.push(null);
+    }, this.onRefused);
   }
 
   override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {

@@ -1,0 +1,77 @@
+import type { Db } from '../../db/connect.ts';
+import { advanceRun } from '../billing/progress.ts';
+import type { SendStep } from '../mail/mailer.ts';
+
+export type FinalState = 'sent' | 'failed' | 'skipped' | 'unknown';
+
+/** The detail of a delivery whose attempt stopped after its message data may have reached the server. */
+export const STOPPED_AFTER_DATA = 'The previous attempt stopped while sending; not re-sent automatically.';
+
+/**
+ * The one rule for an attempt that stopped without recording its outcome (a killed worker): the
+ * message may have left only if the attempt had marked the delivery and reached the `data` step
+ * (committed before the first byte of the message). Before that the server cannot hold it.
+ */
+export const mayHaveLeft = (d: { wasSending: boolean; smtpStep: SendStep | null }) => d.wasSending && d.smtpStep === 'data';
+
+/** Records a final state (and the run's progress) in the caller's transaction. */
+export async function finishDelivery(sql: Db, deliveryId: string, runId: string, state: FinalState, detail: string, now: Date): Promise<void> {
+  await sql`
+    update document_deliveries set state = ${state}, detail = ${detail}, sending_at = null, attempted_at = ${now}, updated_at = ${now}
+    where id = ${deliveryId}`;
+  await advanceRun(sql, runId, now);
+}
+
+/**
+ * Settles a pending delivery whose job will not run again, in the caller's transaction: `unknown`
+ * when its last attempt may have sent the message, else `failed` (nothing left: the operator may
+ * resend), `skipped` for a voided run. `why` opens the detail. Answers whether it settled one.
+ */
+export async function settleStopped(sql: Db, deliveryId: string, why: string, now: Date): Promise<boolean> {
+  const [d] = await sql<{ state: string; detail: string | null; wasSending: boolean; smtpStep: SendStep | null; runId: string; voided: boolean }[]>`
+    select dd.state, dd.detail, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", s.run_id as "runId",
+           r.status = 'voided' as voided
+    from document_deliveries dd join timesheets s on s.id = dd.timesheet_id join billing_runs r on r.id = s.run_id
+    where dd.id = ${deliveryId}
+    for update of dd`;
+  if (!d || d.state !== 'pending') return false;
+  const [state, detail]: [FinalState, string] = d.voided
+    ? ['skipped', 'The billing run was voided before sending.']
+    : mayHaveLeft(d)
+      ? ['unknown', `${why}; it had begun sending the message data, so the server may have the message. Not re-sent automatically.`]
+      : ['failed', `${why}; the message was not sent${d.detail ? ` (last reply: ${d.detail})` : ''}.`];
+  await finishDelivery(sql, deliveryId, d.runId, state, detail.slice(0, 2000), now);
+  return true;
+}
+
+/** A job that can still run: one with attempts left (waiting, or running), or one running now, its last attempt included. */
+const liveJob = (sql: Db, deliveryId: string) => sql`
+  select 1 from graphile_worker.jobs j
+  where j.key = ${`documents:deliver:${deliveryId}`} and (j.attempts < j.max_attempts or j.locked_at is not null)`;
+
+/**
+ * The `deliveries:sweep` cron task: settles every pending delivery whose job can no longer run —
+ * gone (cancelled by an operator), or out of attempts and not running (a worker killed during the
+ * last attempt: graphile-worker never runs a job again once attempts reach max_attempts, and the
+ * liveness sweep unlocks a dead worker's jobs after 30 s). Each one is checked again under its row
+ * lock in a transaction of its own (a resend may have queued a new job meanwhile), and settled by
+ * settleStopped, which also moves its run along. Answers how many it settled.
+ */
+export async function settleAbandonedDeliveries(sql: Db, now: Date): Promise<number> {
+  const candidates = await sql<{ id: string }[]>`
+    select dd.id from document_deliveries dd
+    where dd.state = 'pending'
+      and not exists (select 1 from graphile_worker.jobs j
+                      where j.key = 'documents:deliver:' || dd.id and (j.attempts < j.max_attempts or j.locked_at is not null))`;
+  let settled = 0;
+  for (const { id } of candidates) {
+    const done = await sql.begin(async (t) => {
+      const tx = t as unknown as Db;
+      const [pending] = await tx`select 1 from document_deliveries where id = ${id} and state = 'pending' for update skip locked`;
+      if (!pending || (await liveJob(tx, id)).length > 0) return false;
+      return settleStopped(tx, id, 'The delivery job stopped and cannot run again', now);
+    });
+    if (done) settled++;
+  }
+  return settled;
+}
