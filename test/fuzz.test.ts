@@ -154,6 +154,21 @@ function problems(res: RawReply, c: Case, route: Route): string[] {
   return out;
 }
 
+/**
+ * Every door names its audit, refusals too (docs/decisions.md): a refused void or resend may add
+ * ops_audit rows, each `refused` or `failed`, and nothing else there may change. `before` is the
+ * table's `count:md5` from tableState; the rows it covered are the oldest `count` by id.
+ */
+async function onlyRefusalsAudited(before: string): Promise<boolean> {
+  const sql = w.app.db.sql;
+  const n = Number(before.split(':')[0]);
+  const [old] = await sql<{ sum: string }[]>`
+    select count(*)::text || ':' || coalesce(md5(string_agg(j, '' order by j)), '') as sum
+    from (select (to_jsonb(x) - 'last_used_at' - 'last_seen_at')::text as j from (select * from ops_audit order by id limit ${n}) x) s`;
+  const added = await sql<{ outcome: string }[]>`select outcome from ops_audit order by id offset ${n}`;
+  return old!.sum === before && added.length > 0 && added.every((r) => r.outcome === 'refused' || r.outcome === 'failed');
+}
+
 function decodeURIComponentSafe(s: string): string {
   try {
     return `${s} ${decodeURIComponent(s)}`;
@@ -182,7 +197,8 @@ async function run(c: Case, route: Route): Promise<string[]> {
     }
     // The one refusal that reports a committed change (contract: the move happened).
     if (reason !== 'moved_out_of_sight') {
-      const changed = changedTables(before, await tableState(w.app.db.sql));
+      let changed = changedTables(before, await tableState(w.app.db.sql));
+      if (changed.includes('ops_audit') && (await onlyRefusalsAudited(before.get('ops_audit')!))) changed = changed.filter((t) => t !== 'ops_audit');
       if (changed.length) out.push(`refused with ${res.status} (${res.text.slice(0, 160)}) but changed ${changed.join(', ')}`);
     }
   }
