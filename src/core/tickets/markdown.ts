@@ -20,7 +20,7 @@ const renderImage = md.renderer.rules.image!;
  */
 md.renderer.rules.image = (tokens, idx, options, env, self) => {
   const token = tokens[idx]!;
-  const src = token.attrGet('src') ?? '';
+  const src = String(token.attrGet('src') ?? '');
   if (ATTACHMENT_IMAGE.test(src)) return renderImage(tokens, idx, options, env, self);
   const alt = self.renderInlineAsText(token.children ?? [], options, env);
   let depth = 0;
