@@ -49,7 +49,11 @@ function startWorker(): Spawned {
 /** Two workers alive (a killed one is replaced), so that one survives the next kill. */
 async function twoWorkers(): Promise<void> {
   while (workers.filter(alive).length < 2) startWorker();
-  await waitUntil('two worker heartbeats', async () => (await db.sql`select 1 from worker_heartbeats where cardinality(worker_ids) > 0`).length >= 2, 60_000);
+  await waitUntil(
+    'two worker heartbeats',
+    async () => (await db.sql`select 1 from worker_heartbeats where cardinality(worker_ids) > 0 and beat_at > now() - interval '10 seconds'`).length >= 2,
+    60_000,
+  );
 }
 
 interface World {
