@@ -3,18 +3,20 @@ import { dkimSign, type DKIMSignOptions } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { makeCtx, type Ctx } from '../src/core/ctx.ts';
+import { deliverTimesheet } from '../src/core/documents/deliver.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
 import { passwordContext } from '../src/core/mail/intake/present.ts';
-import { hashReplyToken, issueReplyAddress, newReplyToken, timesheetReplyAddress } from '../src/core/mail/intake/reply-token.ts';
+import { hashReplyToken, issueReplyAddress, newReplyToken } from '../src/core/mail/intake/reply-token.ts';
 import type { DnsResolver } from '../src/core/mail/intake/verify.ts';
+import type { OutgoingMail } from '../src/core/mail/mailer.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { readTicketPage } from '../src/core/tickets/get.ts';
 import { createClient } from '../src/core/workspaces/create.ts';
 import { makeLogger } from '../src/log.ts';
 import { loopbackGuard, startDovecot, type Dovecot } from './helpers/dovecot.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
-import { makeProject, makeTicket, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { makeBillingRun, makeDocument, makeProject, makeTicket, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
 // Issue 19, defects 1 and 4: a From header proves nothing. Against a real dovecot, with DKIM keys
 // the test controls, published through the DNS resolver the intake is given.
@@ -286,16 +288,22 @@ describe('reply addresses (defect 1)', () => {
     const sql = db.sql;
     const [period] = await sql<{ id: string }[]>`
       insert into periods (workspace_id, period_start, period_end, closed_at) values (${w.ws.id}, '2026-10-01', '2026-10-31', now()) returning id`;
-    const [run] = await sql<
+    const run = await makeBillingRun(sql, w.ws, { periodId: period!.id });
+    const doc = await makeDocument(sql, w.ws, { runId: run.id, clientId: w.acme, number: 'ACME-2026-0009', deliveries: [{ email: 'ana@acme.test' }] });
+    const [delivery] = await sql<
       { id: string }[]
-    >`insert into billing_runs (workspace_id, period_id, status) values (${w.ws.id}, ${period!.id}, 'completed') returning id`;
-    const [sheet] = await sql<{ id: string }[]>`
-      insert into timesheets (workspace_id, run_id, client_id, scope, number, formats)
-      values (${w.ws.id}, ${run!.id}, ${w.acme}, 'combined', 'ACME-2026-0009', '{html}') returning id`;
-    const [delivery] = await sql<{ id: string }[]>`
-      insert into document_deliveries (timesheet_id, workspace_id, email, state) values (${sheet!.id}, ${w.ws.id}, 'ana@acme.test', 'pending') returning id`;
-    const address = await timesheetReplyAddress(sql, MAIL_FROM, { timesheetId: sheet!.id, deliveryId: delivery!.id, email: 'ana@acme.test' });
+    >`select d.id from document_deliveries d join documents o on o.timesheet_id = d.timesheet_id where o.id = ${doc.id}`;
+    // the real delivery job, with a mailer that keeps what it was given
+    const sent: OutgoingMail[] = [];
+    const mailer = { send: async (m: OutgoingMail) => (sent.push(m), { outcome: 'accepted' as const, reply: '250 queued' }) };
+    await deliverTimesheet({ ...jobCtx(), mailer }, { deliveryId: delivery!.id });
+    const address = sent[0]?.headers?.['Reply-To'];
     expect(address).toMatch(/^support\+[a-z2-7]{32}@agency\.test$/);
+    const token = /\+([a-z2-7]{32})@/.exec(address!)![1]!;
+    expect(await sql`select email, delivery_id as "deliveryId" from reply_tokens where token_hash = ${hashReplyToken(token)}`).toEqual([
+      { email: 'ana@acme.test', deliveryId: delivery!.id },
+    ]);
+
     await w.deliver(await mail({ from: 'Ana Lopez <ana@acme.test>', to: address!, subject: 'Question', body: 'Why 12 hours on the 3rd?' }));
     expect(await w.poll()).toMatchObject({ imported: 1 });
     const [entry] = await log(w);
