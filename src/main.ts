@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from './config.ts';
 import { TokenVerifier } from './core/auth/tokens.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
@@ -11,10 +10,10 @@ import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './app.ts';
-import { listen } from './http/server.ts';
+import { drainHttp, listen } from './http/server.ts';
 import { markDraining } from './http/routes/health.ts';
 import { startWorker } from './jobs/worker.ts';
-import { makeLogger, type Logger } from './log.ts';
+import { makeLogger } from './log.ts';
 
 /** In-flight HTTP requests get this long after SIGTERM; then their connections are closed. */
 const HTTP_DRAIN_MS = 10_000;
@@ -52,7 +51,12 @@ async function main(role: 'all' | 'web' | 'worker') {
     const server = await listen(app, config.PORT, config.HOST);
     log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
     console.log(`API reference: http://${config.HOST}:${config.PORT}/api/docs (OpenAPI 3.1: /api/openapi.json)`);
-    drains.push(() => drainHttp(server, log));
+    drains.push(() =>
+      drainHttp(server, {
+        timeoutMs: HTTP_DRAIN_MS,
+        onForce: () => log.warn({ ms: HTTP_DRAIN_MS }, 'requests still running after the drain period; closing their connections'),
+      }),
+    );
     closers.push(
       () => verifier.close(),
       () => stopCaches(caches),
@@ -101,25 +105,6 @@ async function main(role: 'all' | 'web' | 'worker') {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-/**
- * Stops accepting connections and waits for in-flight requests. Keep-alive connections that
- * finish their request are closed as soon as they are idle; after HTTP_DRAIN_MS the rest are cut.
- */
-function drainHttp(server: Server, log: Logger): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 100);
-    const force = setTimeout(() => {
-      log.warn({ ms: HTTP_DRAIN_MS }, 'requests still running after the drain period; closing their connections');
-      server.closeAllConnections();
-    }, HTTP_DRAIN_MS);
-    server.close(() => {
-      clearInterval(idle);
-      clearTimeout(force);
-      resolve();
-    });
-  });
 }
 
 function announceDemo(demo: Awaited<ReturnType<typeof ensureDemo>>, host: string, port: number) {
