@@ -11,6 +11,7 @@ import { audienceOf, replyAccess } from './reply.ts';
 import { ensureSender, findSender, STORABLE_ADDRESS, type Sender } from './sender.ts';
 import { findThread, type Thread } from './thread.ts';
 import { judgeSender, noteVerdict, type SenderTrust, type TrustSettings } from './trust.ts';
+import { verifyDkim } from './verify.ts';
 import { insertAttachments, insertComment, insertInboxTicket } from './write.ts';
 
 /** A message as the poll fetched it. `source` is null for one over the size limit (only its headers were read). */
@@ -90,6 +91,8 @@ export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: Fe
   } catch (err) {
     parseError = err;
   }
+  // DNS answers may take seconds: the signature is checked before the message's transaction opens
+  const dkim = parsed?.from ? await verifyDkim(msg.source, raw, parsed.from.address, mailbox.trust.resolver) : null;
   return inOwnTransaction(ctx, mailbox, msg, key, (sql) =>
     record(sql, mailbox, msg, raw, { key, messageId, parsed }, async (sql) => {
       if (!parsed) return outcome('quarantined', `unparseable: ${errorText(parseError)}`);
@@ -98,7 +101,7 @@ export async function intakeMessage(ctx: JobCtx, mailbox: IntakeMailbox, msg: Fe
       if (noise) return outcome('ignored', noise);
       if (!from) return outcome('quarantined', 'no_sender: the message names no sender address');
       const sender = await findSender(sql, mailbox.workspaceId, from);
-      const trust = await judgeSender(sql, mailbox.workspaceId, msg.source!, raw, sender.email, mailbox.trust);
+      const trust = await judgeSender(sql, mailbox.workspaceId, { source: msg.source!, raw, from: sender.email }, mailbox.trust, dkim!);
       await noteVerdict(sql, mailbox.workspaceId, key, trust.verdict);
       let thread = await findThread(sql, mailbox.workspaceId, raw, parsed.subject);
       // a reply address sent with a timesheet names it, whatever the reply's headers kept
