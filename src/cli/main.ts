@@ -41,7 +41,7 @@ const usage = `wt — work tracker command line
   wt delivery resend --workspace S --document ID --delivery ID [--as EMAIL]
                                                send a failed or unknown delivery again (audited)
   wt mailbox set --workspace S --host H --port P [--secure] --user U [--password-stdin] [--folder F]
-                 [--after-import seen|move] [--move-to F] [--disabled] [--as EMAIL]
+                 [--after-import seen|move] [--move-to F] [--trusted-authserv-id ID] [--disabled] [--as EMAIL]
                                                connect the workspace's mailbox; the password comes from stdin
                                                or WT_MAILBOX_PASSWORD, never the command line (omit it to keep the stored one)
   wt mailbox poll --workspace S [--as EMAIL]   queue a poll of the workspace's mailbox now
@@ -104,6 +104,7 @@ async function run(argv: string[]): Promise<void> {
       folder: { type: 'string' },
       'after-import': { type: 'string' },
       'move-to': { type: 'string' },
+      'trusted-authserv-id': { type: 'string' },
       disabled: { type: 'boolean' },
       'password-stdin': { type: 'boolean' },
       run: { type: 'string' },
@@ -233,6 +234,7 @@ async function run(argv: string[]): Promise<void> {
             folder: values.folder,
             afterImport: values['after-import'],
             moveTo: values['move-to'],
+            trustedAuthservId: values['trusted-authserv-id'],
             enabled: !values.disabled,
           },
           loadSecretBox(config),
