@@ -47,7 +47,8 @@ async function main(role: 'all' | 'web' | 'worker') {
     const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
     await verifier.listen();
     const caches = await startCaches(db.sql);
-    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limitsFromConfig(db.sql, config) });
+    const limits = limitsFromConfig(db.sql, config, log);
+    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits });
     const server = await listen(app, config.PORT, config.HOST);
     log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
     console.log(`API reference: http://${config.HOST}:${config.PORT}/api/docs (OpenAPI 3.1: /api/openapi.json)`);
@@ -60,6 +61,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     closers.push(
       () => verifier.close(),
       () => stopCaches(caches),
+      () => limits.limits.stop(),
     );
   }
   if (role !== 'web' && config.WORKER === 'on') {

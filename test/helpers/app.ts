@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/tokens.ts';
 import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
+import type { TokenLimits } from '../../src/core/limits/token-limits.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
 import { buildApp } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
@@ -14,6 +15,8 @@ export interface TestApp {
   db: TestDb;
   base: string;
   verifier: TokenVerifier;
+  /** The per-token limits of this server (`settle()` stands in for its once-a-second timer). */
+  limits: TokenLimits;
   /** Sends a request; JSON bodies are encoded, and the parsed JSON (or text) comes back with the response. */
   call: (method: string, path: string, opts?: CallOptions) => Promise<CallResult>;
   close: () => Promise<void>;
@@ -61,7 +64,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const verifier = new TokenVerifier(db.sql, opts.tokenCacheMs ?? 5000);
   await verifier.listen();
   const caches = await startCaches(db.sql);
-  const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limitsFromConfig(db.sql, config), now: opts.now });
+  const limits = limitsFromConfig(db.sql, config);
+  const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, now: opts.now });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
@@ -88,12 +92,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     db,
     base,
     verifier,
+    limits: limits.limits,
     call,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await verifier.close();
       await stopCaches(caches);
+      await limits.limits.stop();
       if (!opts.db) await db.close();
     },
   };
