@@ -183,6 +183,23 @@ describe('a second workspace', () => {
     expect(intake.text).toContain(ws1.find((s) => s.what === 'intake subject')!.text);
   });
 
+  describe.each(Object.entries(TABLE).filter(([key]) => !key.includes('/:slug')))("workspace 2's principals outside a workspace: %s", (key, probes) => {
+    const [method, pattern] = key.split(' ') as [string, string];
+    it.each(probes.map((p) => [p.label, p] as const))('%s', async (_label, p) => {
+      const failures: string[] = [];
+      for (const c of w2.creds) {
+        const req = { ...p, ...(p.build ? await p.build(w, c) : {}) };
+        const path = fillPath(pattern, { ...req.params });
+        const res = await w.send(p.anonymous ? null : c, method, path, { query: req.query, body: req.body, form: req.form, headers: req.headers });
+        const exp = expected(p, c);
+        if (!exp.status.includes(res.status)) failures.push(`${c.name}: expected ${exp.status.join('|')}, got ${res.status}`);
+        const leaks = foreign(ws1, res.text, requestText(path, req));
+        if (leaks.length) failures.push(`${c.name}: ${method} ${path} shows workspace 1's ${leaks.join(', ')}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  });
+
   describe.each(slugRoutes)("workspace 2's principals on workspace 1's slug: %s", (key, probes) => {
     const [method, pattern] = key.split(' ') as [string, string];
     it.each(probes.map((p) => [p.label, p] as const))('%s', async (_label, p) => {
