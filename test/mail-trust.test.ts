@@ -8,6 +8,7 @@ import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
 import { passwordContext } from '../src/core/mail/intake/present.ts';
 import { hashReplyToken, issueReplyAddress, newReplyToken } from '../src/core/mail/intake/reply-token.ts';
+import { getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
 import type { DnsResolver } from '../src/core/mail/intake/verify.ts';
 import type { OutgoingMail } from '../src/core/mail/mailer.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
@@ -362,5 +363,17 @@ describe('names learned from mail belong to the workspace that received them (de
     // and an admin of A naming the person wins over what A's mail said
     await addPerson(db.sql, { workspaceId: a.ws.id, email, name: 'Xavier Admin-Named', role: 'client', clientId: a.acme });
     expect((await page(a.owned, 'INBOX-1')).reporter).toMatchObject({ name: 'Xavier Admin-Named' });
+  });
+});
+
+describe('the trusted receiving server setting', () => {
+  it('PUT /mailbox takes trustedAuthservId (a host name), shows it, and a later PUT without it trusts none', async () => {
+    const w = await world();
+    const settings = { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password };
+    const set = (extra: object) => setMailbox(w.owned, { ...settings, ...extra }, box, loopbackGuard);
+    expect(await set({ trustedAuthservId: 'mx.agency.test' })).toMatchObject({ trustedAuthservId: 'mx.agency.test' });
+    await expect(set({ trustedAuthservId: 'mx.agency.test; dkim=pass' })).rejects.toThrow(/an authserv-id: a host name/);
+    expect(await getMailbox(w.owned)).toMatchObject({ trustedAuthservId: 'mx.agency.test' });
+    expect(await set({})).toMatchObject({ trustedAuthservId: null });
   });
 });
