@@ -5,6 +5,7 @@ import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
 import { can } from '../core/access/authorize.ts';
 import { assertCsrf } from '../core/auth/csrf.ts';
+import { isSameOriginPost } from '../core/auth/origin.ts';
 import type { Principal } from '../core/auth/principal.ts';
 import { findSession, login, logout, reauthenticate, type Session } from '../core/auth/sessions.ts';
 import { makeCtx, type Ctx } from '../core/ctx.ts';
@@ -106,6 +107,9 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
   router.get('/login', (ctx) => send(ctx, { page: loginPage(safeNext(ctx.query.next), null) }));
   router.post('/login', body, async (ctx) => {
     const form = flat(ctx.request.body);
+    if (!isSameOriginPost({ host: ctx.host, origin: ctx.get('origin'), secFetchSite: ctx.get('sec-fetch-site') })) {
+      return send(ctx, { page: errorPage(403, 'Refused', 'This sign-in form was sent from another site. Open the console and sign in there.'), status: 403 });
+    }
     try {
       const { secret, expiresAt } = await login(
         { sql: services.sql, now, ttlHours: services.config.SESSION_TTL_HOURS, guard: guardOf(ctx) },

@@ -28,3 +28,21 @@ export function assertHostAndOrigin(hosts: Set<string>, host: string, origin: st
     if (!hosts.has(originHost)) throw forbidden('origin_not_allowed', undefined, 'This Origin is not allowed.');
   }
 }
+
+/**
+ * Whether a browser's form post was sent by this site's own page (a login form posted from
+ * another site signs the victim in as the attacker: login CSRF). `Sec-Fetch-Site`, when the
+ * browser sends it, must be `same-origin` (or `none`: the user's own navigation); `Origin`, when
+ * sent, must name this host (`host`: the request's Host, as the app sees it behind a trusted
+ * proxy); `Origin: null` (a sandboxed or redirected post) is refused. A request with neither
+ * header is no browser's cross-site post (old browsers and tools send none) and passes.
+ */
+export function isSameOriginPost(h: { host: string; origin?: string; secFetchSite?: string }): boolean {
+  if (h.secFetchSite && h.secFetchSite !== 'same-origin' && h.secFetchSite !== 'none') return false;
+  if (!h.origin) return true;
+  try {
+    return new URL(h.origin).host.toLowerCase() === h.host.trim().toLowerCase();
+  } catch {
+    return false;
+  }
+}
