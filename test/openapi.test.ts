@@ -7,6 +7,7 @@ import { API_VERSION } from '../src/http/openapi/version.ts';
 import { ROUTE_TABLE } from '../src/http/routes/index.ts';
 import { allTools } from '../src/mcp/registry.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { makeToken, makeUser, makeWorkspace } from './helpers/factories.ts';
 import { checkedRoutes } from './helpers/openapi-check.ts';
 
 type Op = { operationId: string; security: unknown[]; responses: Record<string, unknown>; 'x-session-only'?: boolean; tags: string[] };
@@ -65,6 +66,23 @@ describe('GET /api/openapi.json', () => {
     expect(reasons('delete', '/api/w/{slug}/tickets/{ref}', '403')).toContain('reauth_required');
     expect(reasons('post', '/api/w/{slug}/time', '403')).toContain('workspace_users_only');
     expect(reasons('post', '/api/w/{slug}/time', '403')).toContain('log_time_forbidden');
+  });
+
+  it('lists 404 unknown_workspace on every workspace route and unknown_route wherever a path has a parameter (issue 19)', async () => {
+    for (const r of ROUTE_TABLE) {
+      const text = JSON.stringify(doc.paths[openApiPath(r.path)]![r.method.toLowerCase()]!.responses['404'] ?? null);
+      if (r.path.startsWith('/api/w/:slug')) expect(text, `${r.method} ${r.path}`).toContain('unknown_workspace');
+      if (r.path.includes('/:')) expect(text, `${r.method} ${r.path}`).toContain('unknown_route');
+    }
+    // a closed list keeps its own reasons beside them
+    const run = JSON.stringify(doc.paths['/api/w/{slug}/billing/runs/{id}']!.get!.responses['404']);
+    for (const reason of ['unknown_run', 'unknown_workspace', 'unknown_route']) expect(run).toContain(reason);
+    // and the answers are what the document says (the response hook of app.call checks them)
+    const ws = await makeWorkspace(app.db.sql);
+    const { token } = await makeToken(app.db.sql, ws, await makeUser(app.db.sql, ws, { role: 'owner' }));
+    const unknown = await app.call('GET', '/api/w/no-such-workspace/workflow', { token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.details.reason).toBe('unknown_workspace');
   });
 
   it('names operations like their MCP tool: the table matches the MCP registry, and ids are unique', () => {

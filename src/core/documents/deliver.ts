@@ -3,6 +3,7 @@ import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { isLastAttempt, jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import { singleAddress } from '../mail/address.ts';
 import type { SendResult, SendStep } from '../mail/mailer.ts';
 import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
@@ -148,6 +149,8 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
   if (mayHaveLeft(d)) return settle('unknown', STOPPED_AFTER_DATA);
   if (d.optedOut) return settle('skipped', 'The recipient opted out of timesheet emails.');
   if (!d.email) return settle('skipped', 'The recipient has no email address.');
+  // a list or a line break would reach more people than the one recipient (written before the check, or past it)
+  if (!singleAddress(d.email)) return settle('failed', 'The recipient address is not exactly one email address; not sent.');
   const files = await currentFiles(sql, d);
   if (!files) return final ? settle('failed', 'The timesheet was superseded and its new version was not rendered in time.') : { kind: 'wait' };
   step(ctx, 'deliver:loaded');

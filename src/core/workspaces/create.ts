@@ -1,4 +1,6 @@
 import { inTransaction, type Db } from '../../db/connect.ts';
+import { invalid } from '../errors.ts';
+import { singleAddress } from '../mail/address.ts';
 
 /** The workflow a new workspace starts with: Linear's shape, which agencies know. */
 export const defaultWorkflow = {
@@ -50,6 +52,15 @@ export async function createClient(
     recipients?: { email: string | null; name?: string }[];
   },
 ): Promise<string> {
+  for (const r of c.recipients ?? []) {
+    if (r.email !== null && !singleAddress(r.email)) {
+      throw invalid(
+        'recipient_address',
+        { field: 'recipients', email: r.email },
+        'A billing recipient is one bare email address (no list, name or line break).',
+      );
+    }
+  }
   const [row] = await sql<{ id: string }[]>`
     insert into clients (workspace_id, name, code, locale, timesheet_layout)
     values (${c.workspaceId}, ${c.name}, ${c.code}, ${c.locale ?? 'en-GB'}, ${c.timesheetLayout ?? 'combined'}) returning id`;

@@ -5,7 +5,7 @@ import { ROUTE_TABLE, WORKSPACE_PREFIX, type TableRoute } from '../routes/index.
 import { API_VERSION } from './version.ts';
 import { SchemaComponents, type Json } from './json-schema.ts';
 import { OPERATION_ID_OF_ROUTE, operationIdOfAction, TOOL_OF_ACTION } from './operation-ids.ts';
-import { credentialReasons, INPUT_REASONS, placesTicket, ROUTE_REASONS, writeReadsCookie, type Reasons } from './reasons.ts';
+import { credentialReasons, INPUT_REASONS, pathReasons, placesTicket, ROUTE_REASONS, writeReadsCookie, type Reasons } from './reasons.ts';
 import { tagOf, tags } from './tags.ts';
 import { errorResponses } from './errors.ts';
 
@@ -108,7 +108,8 @@ function operation(r: TableRoute, components: SchemaComponents, closed: boolean)
   if (route.input.body) {
     op.requestBody = { required: route.method !== 'DELETE', content: { 'application/json': { schema: components.convert(route.input.body, 'input') } } };
   }
-  op.responses = { ...successResponses(route.output, components, closed), ...errorResponses(reasonsOf(r), !!requirement) };
+  const pathMisses = pathReasons(r.path, r.path.startsWith(WORKSPACE_PREFIX));
+  op.responses = { ...successResponses(route.output, components, closed), ...errorResponses(reasonsOf(r), !!requirement, pathMisses) };
   return op;
 }
 

@@ -154,5 +154,17 @@ export function credentialReasons(action: Action): string[] {
   return out;
 }
 
+/**
+ * 404 reasons of the path itself: a workspace route names a slug that may not exist (or not be
+ * the caller's: `unknown_workspace`), and a path parameter can take a value no route matches (an
+ * empty or slashed segment: `unknown_route`, src/http/middleware/errors.ts).
+ */
+export function pathReasons(path: string, inWorkspace: boolean): string[] {
+  const out: string[] = [];
+  if (inWorkspace) out.push('unknown_workspace');
+  if (path.includes('/:')) out.push('unknown_route');
+  return out;
+}
+
 /** Whether a caller can be refused for a reason the action table does not name (placement rules, a token's allow-list). */
 export const placesTicket = (action: Action): boolean => 'into' in ACTIONS[action];
