@@ -31,14 +31,16 @@ export function assertHostAndOrigin(hosts: Set<string>, host: string, origin: st
 
 /**
  * Whether a browser's form post was sent by this site's own page (a login form posted from
- * another site signs the victim in as the attacker: login CSRF). `Sec-Fetch-Site`, when the
- * browser sends it, must be `same-origin` (or `none`: the user's own navigation); `Origin`, when
- * sent, must name this host (`host`: the request's Host, as the app sees it behind a trusted
- * proxy); `Origin: null` (a sandboxed or redirected post) is refused. A request with neither
- * header is no browser's cross-site post (old browsers and tools send none) and passes.
+ * another site signs the victim in as the attacker: login CSRF). `Sec-Fetch-Site`, which every
+ * current browser sends and no page can forge, decides when present: `same-origin`, or `none`
+ * (the user's own navigation). Without it (an older browser), `Origin`, when sent, must name this
+ * host (`host`: the request's Host as the app sees it); `Origin: null` is refused there (a
+ * sandboxed or redirected post; note that under our `Referrer-Policy: no-referrer` browsers send
+ * `null` for their own same-origin posts too, which is why Sec-Fetch-Site comes first). A request
+ * with neither header is no browser's cross-site post (tools send none) and passes.
  */
 export function isSameOriginPost(h: { host: string; origin?: string; secFetchSite?: string }): boolean {
-  if (h.secFetchSite && h.secFetchSite !== 'same-origin' && h.secFetchSite !== 'none') return false;
+  if (h.secFetchSite) return h.secFetchSite === 'same-origin' || h.secFetchSite === 'none';
   if (!h.origin) return true;
   try {
     return new URL(h.origin).host.toLowerCase() === h.host.trim().toLowerCase();
