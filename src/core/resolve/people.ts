@@ -35,9 +35,10 @@ export async function resolvePersonId(ctx: Ctx, value: string, field: string): P
   const v = fold(value);
   const byEmail = v.includes('@');
   const hits = await sql<Person[]>`
-    select i.id, i.name, i.email from memberships m join identities i on i.id = m.identity_id
-    where m.workspace_id = ${p.workspaceId} and ${byEmail ? sql`lower(i.email) = ${v}` : sql`lower(regexp_replace(trim(i.name), '\\s+', ' ', 'g')) = ${v}`}
-    order by i.name, i.id
+    select i.id, person_name(m.workspace_id, i.id, i.name) as name, i.email from memberships m join identities i on i.id = m.identity_id
+    where m.workspace_id = ${p.workspaceId}
+      and ${byEmail ? sql`lower(i.email) = ${v}` : sql`lower(regexp_replace(trim(person_name(m.workspace_id, i.id, i.name)), '\\s+', ' ', 'g')) = ${v}`}
+    order by name, i.id
     limit ${MAX_CHOICES}`;
   if (hits.length === 1) return hits[0]!.id;
   if (hits.length > 1) throw ambiguousName('ambiguous_person', field, value, hits);

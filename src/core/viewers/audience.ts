@@ -58,7 +58,7 @@ export interface PersonOnTicket {
 export async function peopleOnTicket(sql: Db, ticket: { id: string; workspaceId: string }, ids: readonly string[]): Promise<PersonOnTicket[]> {
   if (ids.length === 0) return [];
   const rows = await sql<PersonOnTicket[]>`
-    select m.identity_id as "identityId", i.name, m.client_id as "clientId", c.name as "clientName",
+    select m.identity_id as "identityId", person_name(m.workspace_id, i.id, i.name) as name, m.client_id as "clientId", c.name as "clientName",
            ${personSeesTicket(sql)} as sees,
            (m.client_id is null or m.client_id in (${ticketClients(sql)})) as shareable
     from tickets t

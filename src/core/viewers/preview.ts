@@ -38,7 +38,8 @@ export async function previewVisibility(ctx: Ctx, raw: unknown): Promise<Visibil
   const outcome = await classifyMentions(sql, t, audience, mentions);
   const [row] = await sql<{ workspaceUsers: number; clientPeople: ClientPerson[] }[]>`
     select count(*) filter (where m.client_id is null)::integer as "workspaceUsers",
-           coalesce(json_agg(json_build_object('identityId', m.identity_id, 'name', i.name, 'clientName', c.name) order by lower(i.name), m.identity_id)
+           coalesce(json_agg(json_build_object('identityId', m.identity_id, 'name', person_name(m.workspace_id, i.id, i.name), 'clientName', c.name)
+                             order by lower(person_name(m.workspace_id, i.id, i.name)), m.identity_id)
                     filter (where m.client_id is not null), '[]') as "clientPeople"
     from tickets t
     join memberships m on m.workspace_id = t.workspace_id
