@@ -66,7 +66,7 @@ async function main(role: 'all' | 'web' | 'worker') {
   }
   if (role !== 'web' && config.WORKER === 'on') {
     // Deliveries go to SMTP_URL; without it, to a local outbox server started here (the embedded default).
-    const mail = await mailFromConfig(config, log);
+    const mail = await mailFromConfig(config, log, db.sql);
     const outbox = mail.outbox;
     if (outbox) {
       console.log(`No SMTP_URL: outgoing mail goes to ${outbox.url} and is stored as .eml files in ${outbox.dir}`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createMailer } from '../src/core/mail/from-config.ts';
+import { outgoingWorkspace } from '../src/core/mail/outgoing.ts';
 import { startOutbox, type Outbox } from '../src/core/mail/outbox-server.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
@@ -29,8 +30,8 @@ let page: Page;
 
 beforeAll(async () => {
   outboxDir = await mkdtemp(path.join(os.tmpdir(), 'wt-ops-outbox-'));
-  outbox = await startOutbox({ dir: outboxDir });
   app = await startTestApp({ env: { OUTBOX_DIR: outboxDir } });
+  outbox = await startOutbox({ dir: outboxDir, workspaceOf: (id) => outgoingWorkspace(app.db.sql, id) });
   const services = {
     sql: app.db.sql,
     now: () => new Date(),
@@ -207,8 +208,8 @@ it('sends a run to the local outbox, shows the messages, and marks a delivery of
   await expect.poll(async () => (await deliveries()).length > 0 && (await deliveries()).every((d) => d.state === 'sent'), { timeout: 60_000 }).toBe(true);
   const sent = await deliveries();
 
-  // the outbox page lists what the catcher stored, one row per .eml file
-  const files = (await readdir(outboxDir)).filter((f) => f.endsWith('.eml'));
+  // the outbox page lists what the catcher stored for this workspace, one row per .eml file
+  const files = (await readdir(path.join(outboxDir, w.ws.id))).filter((f) => f.endsWith('.eml'));
   expect(files.length).toBe(sent.length);
   await page.goto(`${app.base}/ops/outbox`);
   const rows = page.getByRole('table', { name: 'Messages, newest first' }).locator('tbody tr');
@@ -229,7 +230,7 @@ it('sends a run to the local outbox, shows the messages, and marks a delivery of
   const [after] = await app.db.sql`select state, detail from document_deliveries where id = ${target.id}`;
   const [admin] = await app.db.sql`select name from identities where id = ${w.admin.id}`;
   expect(after).toEqual({ state: 'sent', detail: `Marked as sent by ${admin!.name}` });
-  expect((await readdir(outboxDir)).filter((f) => f.endsWith('.eml')).length).toBe(files.length); // marking sends nothing
+  expect((await readdir(path.join(outboxDir, w.ws.id))).filter((f) => f.endsWith('.eml')).length).toBe(files.length); // marking sends nothing
 }, 120_000);
 
 it('lists each of those actions on the audit page with its outcome', async () => {

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
+import type { Db } from '../../db/connect.ts';
 import type { Logger } from '../../log.ts';
 import type { Mailer } from './mailer.ts';
+import { outgoingWorkspace } from './outgoing.ts';
 import { startOutbox, type Outbox } from './outbox-server.ts';
 import { SmtpMailer } from './smtp-mailer.ts';
 
@@ -16,13 +18,16 @@ export const outboxDir = (config: Pick<Config, 'OUTBOX_DIR' | 'DATA_DIR'>) => co
 
 /**
  * The worker's mail: over SMTP_URL when set; otherwise (the embedded default) a local catch-all
- * SMTP server is started first and mail really goes to it, ending up as files in the outbox folder.
+ * SMTP server is started first and mail really goes to it, ending up as files in the outbox folder,
+ * one folder per workspace (found through `sql`: the workspace that recorded the Message-ID).
  */
 export async function mailFromConfig(
   config: Pick<Config, 'SMTP_URL' | 'OUTBOX_DIR' | 'OUTBOX_PORT' | 'DATA_DIR'>,
   log: Logger,
+  sql?: Db,
 ): Promise<{ mailer: Mailer; outbox: Outbox | null }> {
   if (config.SMTP_URL) return { mailer: createMailer(config), outbox: null };
-  const outbox = await startOutbox({ dir: outboxDir(config), port: config.OUTBOX_PORT, log });
+  const workspaceOf = sql ? (messageId: string) => outgoingWorkspace(sql, messageId) : undefined;
+  const outbox = await startOutbox({ dir: outboxDir(config), port: config.OUTBOX_PORT, log, workspaceOf });
   return { mailer: createMailer(config, outbox.url), outbox };
 }

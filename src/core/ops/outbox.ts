@@ -20,13 +20,14 @@ const ADDRESS = (v: unknown): string[] => {
 };
 
 /**
- * The newest messages of the embedded default's outbox folder (null: mail goes to a real SMTP
- * server, there is no outbox), parsed with mailparser. The folder is the process's: every
- * workspace's mail, which is why only an owner or admin reads it.
+ * The newest messages the caller's workspace sent to the embedded default's outbox (null: mail
+ * goes to a real SMTP server, there is no outbox), parsed with mailparser: the workspace's own
+ * folder under it (src/core/mail/outbox-server.ts), never another's. Owner or Admin.
  */
-export async function listOutbox(ctx: Ctx, dir: string | null, limit = 50): Promise<OutboxMessage[] | null> {
+export async function listOutbox(ctx: Ctx, outbox: string | null, limit = 50): Promise<OutboxMessage[] | null> {
   authorize(ctx, 'ops.act');
-  if (!dir) return null;
+  if (!outbox) return null;
+  const dir = join(outbox, ctx.principal.workspaceId);
   const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [] as string[];
     throw err;

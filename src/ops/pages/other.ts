@@ -36,7 +36,7 @@ async function auditPage(r: OpsRequest) {
 }
 
 async function outboxPage(r: OpsRequest) {
-  if (!r.canAct) return page(r, 'outbox', 'Outbox', html`<p class="empty">The outbox holds every workspace’s mail; only an owner or admin reads it.</p>`);
+  if (!r.canAct) return page(r, 'outbox', 'Outbox', html`<p class="empty">Only an owner or admin reads the outbox.</p>`);
   const messages = await listOutbox(r.ctx, r.options.outboxDir);
   if (messages === null) return page(r, 'outbox', 'Outbox', html`<p class="empty">Mail goes to a real SMTP server (SMTP_URL): there is no local outbox.</p>`);
   const rows = messages.map(
@@ -61,7 +61,7 @@ async function outboxPage(r: OpsRequest) {
     r,
     'outbox',
     'Outbox',
-    html`<p>What the local SMTP catcher received: what a client would get.</p>
+    html`<p>What the local SMTP catcher received from this workspace: what a client would get.</p>
       ${table('Messages, newest first', ['Date', 'From', 'To', 'Subject', 'Attachments'], rows, 'No message yet.')}`,
     true,
   );
