@@ -44,7 +44,7 @@ export async function startWorker(connectionString: string, services: JobService
       wake = () => (clearTimeout(timer), resolve());
     });
   const supervised = (async () => {
-    for (let attempt = 0; !stopping;) {
+    for (let attempt = 0; ;) {
       if (current) {
         await current.promise;
         current = null;
@@ -56,7 +56,9 @@ export async function startWorker(connectionString: string, services: JobService
       if (stopping) return;
       try {
         current = await startRunner(connectionString, services, opts, liveness);
-        log.warn({ attempt }, 'worker runner started again');
+        // stop() came while this runner was starting: end it too (the loop then waits for it).
+        if (stopping) void current.stop().catch(() => {});
+        else log.warn({ attempt }, 'worker runner started again');
         attempt = 0;
       } catch (err) {
         log.warn({ err, attempt }, 'worker runner could not start; trying again');
