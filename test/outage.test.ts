@@ -57,9 +57,10 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   web = spawnRole('web', env({ PORT: String(port) }));
   worker = spawnRole('worker', env({ WORKER: 'on' }));
-  await waitUntil(`web /readyz: ${web.output()}`, async () => (await fetch(`${base}/readyz`)).ok, 60_000);
-  await waitUntil(`a worker heartbeat: ${worker.output()}`, async () => (await sql`select 1 from worker_heartbeats`).length > 0, 60_000);
-}, 120_000);
+  // bounds only against a hang: on a loaded 2-core machine two processes start from source slowly
+  await waitUntil(`web /readyz: ${web.output()}`, async () => (await fetch(`${base}/readyz`)).ok, 120_000);
+  await waitUntil(`a worker heartbeat: ${worker.output()}`, async () => (await sql`select 1 from worker_heartbeats`).length > 0, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([web, worker].filter(Boolean).map((p) => p.stop()));
@@ -130,6 +131,13 @@ describe('PostgreSQL stopped for 20 s under write load', () => {
     const job = await addCleanupJob();
     await waitUntil(`the worker takes a new job: ${worker.output().slice(-3000)}`, () => jobGone(job), 30_000, 100);
     const jobMs = Date.now() - startedAt;
+    // The worker's heartbeat names the runner that took it: a heartbeat means jobs can be taken there.
+    const [{ worker_id: takenBy }] = await sql<[{ worker_id: string }]>`select worker_id from job_history where job_id = ${job}::bigint limit 1`;
+    await waitUntil(
+      'a heartbeat naming that runner',
+      async () => (await sql`select 1 from worker_heartbeats where ${takenBy} = any(worker_ids)`).length > 0,
+      10_000,
+    );
 
     const ackedAfter = acked.size;
     await waitUntil('writes after the outage', async () => acked.size >= ackedAfter + 30, 30_000);
