@@ -3,15 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailFromConfig } from '../src/core/mail/from-config.ts';
-import type { Outbox } from '../src/core/mail/outbox-server.ts';
+import { mailFromConfig } from '../src/jobs/machinery/mail-from-config.ts';
+import type { Outbox } from '../src/jobs/machinery/outbox-server.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { billingPages } from '../src/ops/pages/billing.ts';
 import { jobPages } from '../src/ops/pages/jobs.ts';
 import { operatorPages } from '../src/ops/pages/operators.ts';
 import { otherPages } from '../src/ops/pages/other.ts';
-import { foreign, type Identifying } from './authz/tenant.ts';
+import { foreign, workspaceState, type Identifying } from './authz/tenant.ts';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import {
   makeClient,
@@ -54,6 +54,8 @@ interface Tenant {
   period: string;
   runId: string;
   jobId: string;
+  /** A job of the workspace that failed for good and stays queued. */
+  failedJob: string;
   documentIds: string[];
   strings: Identifying[];
 }
@@ -80,8 +82,8 @@ async function tenant(tag: string): Promise<Tenant> {
   await makeTimeEntry(sql, ws, { ticketId: ticket.id, userId: member.id, spentOn: '2026-10-02', minutes: 90 });
   const mailUser = `support-${randomUUID()}@agency-${tag.toLowerCase()}.test`;
   const [mb] = await sql<{ id: string }[]>`
-    insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, uid_validity, last_uid)
-    values (${ws.id}, ${`imap-${tag.toLowerCase()}.agency.test`}, 993, true, ${mailUser}, '\\x00'::bytea, 42, 7) returning id`;
+    insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, uid_validity, last_uid, enabled)
+    values (${ws.id}, ${`imap-${tag.toLowerCase()}.agency.test`}, 993, true, ${mailUser}, '\\x00'::bytea, 42, 7, false) returning id`;
   const subject = secret(`Intake${tag}`);
   const sender = `stranger-${randomUUID()}@else.test`;
   await sql`
@@ -100,6 +102,13 @@ async function tenant(tag: string): Promise<Tenant> {
   expect(res.status, await res.text()).toBe(303);
   const runId = new URL(res.headers.get('location')!, app.base).pathname.split('/').at(-1)!;
   const { token: ownerToken } = await makeToken(sql, ws, owner, { scopes: ['read'] });
+  // A job of this workspace that fails for good and stays in the queue (the console's failed
+  // list): queued as the core's enqueue does (sql/076), with a payload no task accepts.
+  const jobKey = secret(`FailedJob${tag}`);
+  const payload = JSON.stringify({ workspaceId: ws.id, runId: 'not-a-run' });
+  await sql`
+    with job as (select (graphile_worker.add_job('billing:allocate', ${payload}::text::json, job_key => ${jobKey}::text, max_attempts => 1)).id)
+    insert into queued_jobs (job_id, workspace_id, task, payload) select job.id, ${ws.id}::uuid, 'billing:allocate', ${payload}::text::jsonb from job`;
   return {
     ws,
     owner,
@@ -110,6 +119,7 @@ async function tenant(tag: string): Promise<Tenant> {
     period: period.id,
     runId,
     jobId: '',
+    failedJob: '',
     documentIds: [],
     strings: [
       { text: ws.id, what: 'workspace id' },
@@ -127,6 +137,7 @@ async function tenant(tag: string): Promise<Tenant> {
       { text: project.id, what: 'project id' },
       { text: period.id, what: 'period id' },
       { text: runId, what: 'billing run id' },
+      { text: jobKey, what: 'failed job key' },
       { text: mailUser, what: 'mailbox account' },
       { text: subject, what: 'intake subject' },
       { text: sender, what: 'intake sender' },
@@ -144,6 +155,16 @@ async function settle(t: Tenant): Promise<void> {
       from document_deliveries where workspace_id = ${t.ws.id}`;
     if (r!.n > 0 && r!.n === r!.sent) break;
     if (r!.failed > 0 || Date.now() > deadline) throw new Error(`run ${t.runId}: deliveries not all sent: ${JSON.stringify(r)}`);
+    await new Promise((ok) => setTimeout(ok, 250));
+  }
+  const key = t.strings.find((s) => s.what === 'failed job key')!.text;
+  for (;;) {
+    const [j] = await sql<{ id: string; lastError: string | null }[]>`select id::text, last_error as "lastError" from graphile_worker.jobs where key = ${key}`;
+    if (j?.lastError) {
+      t.failedJob = j.id;
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`the failing job of ${t.ws.slug} never failed`);
     await new Promise((ok) => setTimeout(ok, 250));
   }
   const docs = await sql<{ id: string; number: string }[]>`select id, number from documents where workspace_id = ${t.ws.id}`;
@@ -191,7 +212,7 @@ function consoleUrls(own: Tenant, other: Tenant): string[] {
   const byPage: Record<string, string[]> = {
     '/billing/new': [`?periodId=${own.period}`, `?periodId=${other.period}`],
     '/billing/runs/:id': [own.runId, other.runId],
-    '/jobs/:id': [own.jobId, other.jobId],
+    '/jobs/:id': [own.jobId, other.jobId, own.failedJob, other.failedJob],
     '/jobs/search': [own.runId, 'billing:allocate', 'documents:render', 'deliveries', ...other.strings.map((s) => s.text)].map(
       (q) => `?q=${encodeURIComponent(q)}`,
     ),
@@ -221,6 +242,7 @@ describe('the console as the other workspace', () => {
         ['/ops/mail', 'mailbox account'],
         ['/ops/audit', 'billing run id'],
         ['/ops/operators', 'owner email'],
+        ['/ops/jobs', 'failed job key'],
         ['/ops/outbox', 'recipient address'],
         [`/ops/jobs/search?q=${t.runId}`, 'billing run id'],
       ];
@@ -260,6 +282,61 @@ describe('the console as the other workspace', () => {
       const leaks = foreign(a.strings, res.text, url + a.ws.slug);
       if (leaks.length) failures.push(`${url}?w=<A>: shows ${leaks.join(', ')}`);
     }
+    expect(failures).toEqual([]);
+  });
+});
+
+/** Workspace `t`'s rows and its failed job as graphile-worker holds it. */
+async function stateOf(t: Tenant): Promise<string> {
+  const rows = await workspaceState(app.db.sql, t.ws.id);
+  const jobs = await app.db.sql`select id, attempts, max_attempts, run_at, last_error, locked_at from graphile_worker.jobs where id = ${t.failedJob}`;
+  return JSON.stringify([[...rows], jobs]);
+}
+
+describe("the console's actions as the other workspace", () => {
+  it("every action, posted by workspace B's owner with workspace A's ids, changes nothing of A and names nothing of it", { timeout: 120_000 }, async () => {
+    const sql = app.db.sql;
+    const [delivery] = await sql<{ id: string }[]>`select id from document_deliveries where workspace_id = ${a.ws.id} limit 1`;
+    const [member] = await sql<{ id: string }[]>`select identity_id as id from memberships where workspace_id = ${a.ws.id} and role = 'member'`;
+    // Each POST of the console (src/ops/pages) with the form that names A's object. Running a cron
+    // task is the process's, not a workspace's (it may rightly touch A's rows): listed, not sent.
+    const forms: Record<string, Record<string, string>[]> = {
+      '/billing/runs': [{ periodId: a.period, confirm: 'start' }],
+      '/billing/runs/:id/void': [{ id: a.runId, reason: 'tenancy probe', confirmation: 'VOID', password: b.owner.password }],
+      '/billing/deliveries/resend': [{ deliveryId: delivery!.id }],
+      '/billing/deliveries/mark-sent': [{ deliveryId: delivery!.id }],
+      '/jobs/retry': [{ jobId: a.failedJob }],
+      '/jobs/bulk': [{ action: 'retry' }, { action: 'cancel' }],
+      '/jobs/cancel': [{ jobId: a.failedJob }],
+      '/jobs/unlock': [{ workerId: 'tenancy-probe' }],
+      '/jobs/cron/run': [],
+      '/mail/poll': [{}],
+      '/operators': [{ identityId: member!.id, billingOperator: 'true' }],
+    };
+    const posts = [...jobPages, ...billingPages, ...otherPages, ...operatorPages].filter((p) => p.method === 'POST');
+    const failures: string[] = [];
+    for (const p of posts) {
+      expect(forms[p.path], `console action ${p.path}: give it a form naming workspace A's objects in test/tenancy.test.ts`).toBeDefined();
+      for (const form of forms[p.path]!) {
+        const { id, ...fields } = form;
+        const url = `/ops${p.path.replace(':id', id ?? '')}`;
+        const before = await stateOf(a);
+        const res = await fetch(app.base + url, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: b.ownerSession.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ _csrf: b.ownerSession.csrfToken, ...fields }),
+        });
+        const text = `${res.headers.get('location') ?? ''} ${await res.text()}`;
+        const sent = `${url} ${JSON.stringify(form)}`;
+        if (res.status >= 500) failures.push(`${url} ${JSON.stringify(fields)}: ${res.status}`);
+        const leaks = foreign(a.strings, decodeURIComponent(text), sent);
+        if (leaks.length) failures.push(`${url} ${JSON.stringify(fields)} (${res.status}) shows ${leaks.join(', ')}`);
+        if ((await stateOf(a)) !== before) failures.push(`${url} ${JSON.stringify(fields)} (${res.status}) changed workspace A`);
+      }
+    }
+    const [job] = await sql`select 1 from graphile_worker.jobs where id = ${a.failedJob}`;
+    expect(job, "A's failed job is still queued").toBeDefined();
     expect(failures).toEqual([]);
   });
 });
