@@ -5,6 +5,7 @@ import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryArraySql, visibleSql } from './page.ts';
+import { countedTotalSql, countersAnswer } from './totals.ts';
 
 export const BOARD_LIMIT_MAX = 50;
 
@@ -54,9 +55,11 @@ export async function getBoard(ctx: Ctx, input: unknown): Promise<Board> {
   const limit = q.limit ?? BOARD_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);
   const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;
+  // totals from the counters the database keeps (no count over the column) where the filters allow
+  const total = countersAnswer(q) ? countedTotalSql(ctx, q) : sql`(select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column})`;
   const rows = await sql<ColumnRow[]>`
     select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
-           (select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column}) as total,
+           ${total} as total,
            ${summaryArraySql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} as tickets
     from workflow_states s
     where s.workspace_id = ${p.workspaceId}
