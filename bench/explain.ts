@@ -1,4 +1,4 @@
-import { TokenVerifier } from '../src/core/auth/tokens.ts';
+import { TokenVerifier } from '../src/core/auth/token-verifier.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { connect } from '../src/db/connect.ts';
 

@@ -7,7 +7,7 @@ import { errorEnvelope } from './http/middleware/errors.ts';
 import { cleanInput } from './http/middleware/input.ts';
 import { apiVersion } from './http/openapi/version.ts';
 import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
-import { outboxDir } from './core/mail/from-config.ts';
+import { outboxDir } from './config.ts';
 import { opsConsole } from './ops/console.ts';
 import { crontab } from './jobs/tasks.ts';
 

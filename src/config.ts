@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /** Environment settings, validated once at start; a bad value stops the process with one clear line. */
@@ -59,6 +60,9 @@ const schema = z.object({
 export type Config = z.infer<typeof schema>;
 
 export class ConfigError extends Error {}
+
+/** The local outbox's folder (the embedded default's SMTP catcher writes there, the console reads it). */
+export const outboxDir = (config: Pick<Config, 'OUTBOX_DIR' | 'DATA_DIR'>) => config.OUTBOX_DIR ?? join(config.DATA_DIR, 'outbox');
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));

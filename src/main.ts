@@ -1,10 +1,10 @@
 import { loadConfig, ConfigError } from './config.ts';
-import { TokenVerifier } from './core/auth/tokens.ts';
+import { TokenVerifier } from './core/auth/token-verifier.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
 import { loadSecretBox } from './core/mail/secret-box.ts';
-import { mailFromConfig } from './core/mail/from-config.ts';
+import { mailFromConfig } from './jobs/machinery/mail-from-config.ts';
 import { outboundGuardFromConfig } from './core/net/outbound.ts';
-import { createPdfRenderer, findChromium } from './core/documents/pdf.ts';
+import { createPdfRenderer, findChromium } from './jobs/machinery/pdf.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';

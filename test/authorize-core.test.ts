@@ -4,9 +4,7 @@ import { startRun } from '../src/core/billing/start.ts';
 import { voidRun } from '../src/core/billing/void.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, actions, type Action, type BooleanPermission, type Requirement } from '../src/core/access/actions.ts';
-import type { SubjectPermission } from '../src/core/tickets/permissions.ts';
-import type { TicketFacts } from '../src/core/tickets/load.ts';
-import type { ProjectFacts } from '../src/core/tickets/fields.ts';
+import type { SubjectPermission } from '../src/core/access/permissions.ts';
 import { authorize } from '../src/core/access/authorize.ts';
 import { downloadAttachment } from '../src/core/attachments/download.ts';
 import { uploadAttachment } from '../src/core/attachments/upload.ts';
@@ -80,6 +78,7 @@ import {
   type Person,
   type Workspace,
 } from './helpers/factories.ts';
+import type { TicketFacts, ProjectFacts } from '../src/core/access/facts.ts';
 
 /**
  * Every action of the core's table (src/core/access/actions.ts), called through its core

@@ -3,7 +3,7 @@ import { timesheetRendered } from '../src/core/billing/progress.ts';
 import { deliverTimesheet, deliveryAttemptFailed } from '../src/core/documents/deliver.ts';
 import { settleAbandonedDeliveries } from '../src/core/documents/stopped-deliveries.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
-import { SmtpMailer } from '../src/core/mail/smtp-mailer.ts';
+import { SmtpMailer } from '../src/jobs/machinery/smtp-mailer.ts';
 import type { Db } from '../src/db/connect.ts';
 import { makeLogger } from '../src/log.ts';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPdfRenderer, findChromium } from '../src/core/documents/pdf.ts';
+import { createPdfRenderer, findChromium } from '../src/jobs/machinery/pdf.ts';
 import type { PdfRenderer } from '../src/core/documents/pdf-renderer.ts';
 import { formatterFor } from '../src/core/documents/render/format.ts';
 import { renderHtml } from '../src/core/documents/render/html.ts';

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { makeCtx, type Ctx } from '../src/core/ctx.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
-import { CONNECT_FAILED, HOST_REFUSED } from '../src/core/mail/intake/connect.ts';
+import { CONNECT_FAILED, HOST_REFUSED } from '../src/core/mail/intake/imap.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
+import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { createOutboundGuard, type OutboundGuard } from '../src/core/net/outbound.ts';
@@ -141,12 +142,12 @@ describe('the guard at write time and at connect time', () => {
     const { table, guard } = rebinding({ 'imap.rebind.test': [imap.host] });
     await setMailbox(ctx, { host: 'imap.rebind.test', port: imap.port, secure: false, user: imap.user, password: imap.password, folder }, box, guard);
     const mb = await mailboxOf(w);
-    const first = await pollMailbox(jobCtx(guard), { mailboxId: mb.id }, { secrets: box });
+    const first = await pollMailbox(jobCtx(guard), { mailboxId: mb.id }, { connect: connectImap, secrets: box });
     expect(first).toMatchObject({ status: 'polled', counts: { imported: 1 } });
 
     table['imap.rebind.test'] = ['10.0.0.1'];
     await imap.deliver(folder, eml('plain', { headers: { 'Message-ID': '<rebound@acme.test>' } }));
-    const second = await pollMailbox(jobCtx(guard), { mailboxId: mb.id }, { secrets: box });
+    const second = await pollMailbox(jobCtx(guard), { mailboxId: mb.id }, { connect: connectImap, secrets: box });
     expect(second).toMatchObject({ status: 'failed', error: HOST_REFUSED });
     expect((await mailboxOf(w)).lastError).toBe(HOST_REFUSED);
     // the cause is in the server's log only
@@ -157,7 +158,7 @@ describe('the guard at write time and at connect time', () => {
     const { ctx, ws: w } = await ownerCtx();
     await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password }, box, loopbackGuard);
     const { outbound: _none, ...unguarded } = jobCtx(loopbackGuard);
-    const result = await pollMailbox(unguarded, { mailboxId: (await mailboxOf(w)).id }, { secrets: box });
+    const result = await pollMailbox(unguarded, { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
     expect(result).toMatchObject({ status: 'failed', error: HOST_REFUSED });
   });
 });
@@ -174,7 +175,7 @@ describe('lastError does not map the network', () => {
       for (const port of [closedPort, portOf(hangUp), portOf(ssh)]) {
         const { ctx, ws: w } = await ownerCtx();
         await setMailbox(ctx, { host: '127.0.0.1', port, secure: false, user: imap.user, password: imap.password }, box, loopbackGuard);
-        const result = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { secrets: box });
+        const result = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
         errors.push(result.status === 'failed' ? result.error : result.status);
       }
       expect(errors).toEqual([CONNECT_FAILED, CONNECT_FAILED, CONNECT_FAILED]);
@@ -183,7 +184,7 @@ describe('lastError does not map the network', () => {
 
       const { ctx, ws: w } = await ownerCtx();
       await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: 'not-the-password' }, box, loopbackGuard);
-      const refused = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { secrets: box });
+      const refused = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
       expect(refused).toMatchObject({ status: 'failed', error: expect.stringMatching(/AUTHENTICATIONFAILED/) });
     } finally {
       hangUp.close();

@@ -6,6 +6,7 @@ import { makeCtx, type Ctx } from '../src/core/ctx.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { listIntakeMessages } from '../src/core/mail/intake/log.ts';
 import { pollMailbox, type PollResult } from '../src/core/mail/intake/poll.ts';
+import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -64,7 +65,7 @@ async function world(): Promise<World> {
     ws,
     owned,
     mailboxId,
-    poll: () => pollMailbox(jobCtx(db.sql), { mailboxId }, { secrets: box }),
+    poll: () => pollMailbox(jobCtx(db.sql), { mailboxId }, { connect: connectImap, secrets: box }),
     deliver: (...messages) => imap.deliver(folder, ...messages),
   };
 }

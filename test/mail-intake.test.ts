@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { makeCtx, type Ctx } from '../src/core/ctx.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
-import { CONNECT_FAILED } from '../src/core/mail/intake/connect.ts';
+import { CONNECT_FAILED } from '../src/core/mail/intake/imap.ts';
 import { pollMailbox, type PollResult } from '../src/core/mail/intake/poll.ts';
+import { connectImap } from '../src/jobs/machinery/imap.ts';
 import type { IntakeLimits } from '../src/core/mail/intake/parse.ts';
 import { enqueuePoll, schedulePolls } from '../src/core/mail/intake/schedule.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
@@ -96,7 +97,7 @@ async function world(settings: { afterImport?: 'seen' | 'move'; moveTo?: string 
     globex,
     folder,
     mailboxId,
-    poll: (o = {}) => pollMailbox(jobCtx(sql, o.checkpoint), { mailboxId }, { secrets: box, limits: o.limits }),
+    poll: (o = {}) => pollMailbox(jobCtx(sql, o.checkpoint), { mailboxId }, { connect: connectImap, secrets: box, limits: o.limits }),
     deliver: (...messages) => imap.deliver(folder, ...messages),
   };
 }

@@ -6,6 +6,7 @@ import { makeCtx, type Ctx } from '../src/core/ctx.ts';
 import { deliverTimesheet } from '../src/core/documents/deliver.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
+import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { passwordContext } from '../src/core/mail/intake/present.ts';
 import { hashReplyToken, issueReplyAddress, newReplyToken } from '../src/core/mail/intake/reply-token.ts';
 import { getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
@@ -105,7 +106,7 @@ async function world(): Promise<World> {
     owned: makeCtx({ sql }, await operatorPrincipal(sql, ws.slug, owner.email)),
     acme,
     poll: async () => {
-      const r = await pollMailbox(jobCtx(), { mailboxId: mb!.id }, { secrets: box, resolver });
+      const r = await pollMailbox(jobCtx(), { mailboxId: mb!.id }, { connect: connectImap, secrets: box, resolver });
       if (r.status !== 'polled') throw new Error(`poll ${r.status}: ${'error' in r ? r.error : ''}`);
       return r.counts;
     },

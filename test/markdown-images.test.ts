@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { makeCtx } from '../src/core/ctx.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
+import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { renderMarkdown } from '../src/core/tickets/markdown.ts';
@@ -111,7 +112,7 @@ describe('every way text arrives', () => {
       mailFrom: 'Support <support@agency.test>',
       outbound: loopbackGuard,
     };
-    expect(await pollMailbox(jobCtx, { mailboxId }, { secrets: box })).toMatchObject({ status: 'polled', counts: { imported: 1 } });
+    expect(await pollMailbox(jobCtx, { mailboxId }, { connect: connectImap, secrets: box })).toMatchObject({ status: 'polled', counts: { imported: 1 } });
     const [{ ticketId }] = await app.db.sql<[{ ticketId: string }]>`select ticket_id as "ticketId" from intake_messages where mailbox_id = ${mailboxId}`;
     const page = await app.call('GET', api(`/tickets/${ticketId}`), { token });
     expect(page.status).toBe(200);

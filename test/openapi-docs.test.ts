@@ -1,5 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../src/core/documents/pdf.ts';
+import { CHROMIUM_ARGS } from '../src/jobs/machinery/pdf.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 

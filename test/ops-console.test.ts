@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createMailer } from '../src/core/mail/from-config.ts';
+import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';

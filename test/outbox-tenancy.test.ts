@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allocateRun } from '../src/core/billing/allocate.ts';
 import { deliverTimesheet } from '../src/core/documents/deliver.ts';
-import { createMailer } from '../src/core/mail/from-config.ts';
+import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { outgoingWorkspace } from '../src/core/mail/outgoing.ts';
-import { startOutbox, type Outbox } from '../src/core/mail/outbox-server.ts';
+import { startOutbox, type Outbox } from '../src/jobs/machinery/outbox-server.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { drainBillingJobs, jobCtx, makeBillingWorld, type BillingWorld } from './billing-world.ts';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { TokenVerifier } from '../src/core/auth/tokens.ts';
+import { TokenVerifier } from '../src/core/auth/token-verifier.ts';
 import { startCaches, stopCaches } from '../src/core/cache.ts';
 import { TokenLimits } from '../src/core/limits/token-limits.ts';
 import { connect, type Db } from '../src/db/connect.ts';

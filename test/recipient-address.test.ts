@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocateRun } from '../src/core/billing/allocate.ts';
 import { deliverTimesheet } from '../src/core/documents/deliver.ts';
 import { singleAddress } from '../src/core/mail/address.ts';
-import { createMailer } from '../src/core/mail/from-config.ts';
+import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { createClient } from '../src/core/workspaces/create.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { makeWorkspace } from './helpers/factories.ts';

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { mailFromConfig } from '../src/core/mail/from-config.ts';
+import { mailFromConfig } from '../src/jobs/machinery/mail-from-config.ts';
 import type { OutgoingMail } from '../src/core/mail/mailer.ts';
-import { startOutbox } from '../src/core/mail/outbox-server.ts';
-import { parseSmtpUrl, SmtpMailer } from '../src/core/mail/smtp-mailer.ts';
+import { startOutbox } from '../src/jobs/machinery/outbox-server.ts';
+import { parseSmtpUrl, SmtpMailer } from '../src/jobs/machinery/smtp-mailer.ts';
 import { makeLogger } from '../src/log.ts';
 import { answerAt, startSmtpSink, type SmtpSink } from './helpers/smtp.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
-import type { TicketPermissions } from '../src/core/tickets/permissions.ts';
+import type { TicketPermissions } from '../src/core/access/permissions.ts';
 import { assertMayPatch } from '../src/core/tickets/update.ts';
 import { login, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { makeClient, makeProject, makeTicket, makeToken, makeWorkspace, type Person, type WorkflowIds, type Workspace } from './helpers/factories.ts';

@@ -8,7 +8,7 @@ import { assignNumber } from '../../src/core/tickets/numbering.ts';
 import { createClient, createProject, createWorkspace } from '../../src/core/workspaces/create.ts';
 import { loadTimesheet } from '../../src/core/documents/load-timesheet.ts';
 import { renderHtml } from '../../src/core/documents/render/html.ts';
-import { createPdfRenderer, findChromium } from '../../src/core/documents/pdf.ts';
+import { createPdfRenderer, findChromium } from '../../src/jobs/machinery/pdf.ts';
 import { totalsOf } from '../../src/core/documents/load-timesheet.ts';
 import type { Db } from '../../src/db/connect.ts';
 import { makeLogger } from '../../src/log.ts';

@@ -1,7 +1,6 @@
 import type { Db } from '../db/connect.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Caches } from './cache.ts';
-import { clockOf } from './services.ts';
 
 /**
  * What every core operation receives: the database handle (or the open transaction),
@@ -17,6 +16,9 @@ export interface Ctx {
   /** Process caches (workflow, ...); absent in one-off commands, where everything is read fresh. */
   caches?: Caches;
 }
+
+/** The process clock: the injected one (tests), else the system's. */
+export const clockOf = (services: { now?: () => Date }): (() => Date) => services.now ?? (() => new Date());
 
 /**
  * The one way every adapter builds a core context: the process's services, the verified caller,

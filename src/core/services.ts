@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
 import type { LoginGuard } from './auth/login-guard.ts';
-import type { TokenVerifier } from './auth/tokens.ts';
+import type { TokenVerifier } from './auth/token-verifier.ts';
 import type { Caches } from './cache.ts';
 import type { TokenLimits } from './limits/token-limits.ts';
 
@@ -22,6 +22,3 @@ export interface Services {
   limits?: TokenLimits;
   now?: () => Date;
 }
-
-/** The process clock: the injected one (tests), else the system's. */
-export const clockOf = (services: Pick<Services, 'now'>): (() => Date) => services.now ?? (() => new Date());

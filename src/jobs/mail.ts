@@ -5,6 +5,7 @@ import { pollMailbox } from '../core/mail/intake/poll.ts';
 import { schedulePolls } from '../core/mail/intake/schedule.ts';
 import { loadSecretBox, type SecretBox } from '../core/mail/secret-box.ts';
 import type { JobServices } from './billing.ts';
+import { connectImap } from './machinery/imap.ts';
 
 /**
  * The email intake's tasks: `mail:schedule` (on the crontab every minute) queues a `mail:poll`
@@ -21,6 +22,7 @@ export function mailTasks(services: JobServices, secrets: () => SecretBox | null
     'mail:poll': async (payload, helpers) => {
       // the senders' DKIM keys are looked up in the real DNS (the core asks through this one function)
       await pollMailbox(ctxOf(helpers), payload, {
+        connect: connectImap,
         secrets: secrets(),
         resolver: (name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>,
       });

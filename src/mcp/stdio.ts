@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import { TokenVerifier } from '../core/auth/tokens.ts';
+import { TokenVerifier } from '../core/auth/token-verifier.ts';
 import { startCaches, stopCaches } from '../core/cache.ts';
 import { makeCtx } from '../core/ctx.ts';
 import { unauthenticated } from '../core/errors.ts';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
-import { TokenVerifier } from '../../src/core/auth/tokens.ts';
+import { TokenVerifier } from '../../src/core/auth/token-verifier.ts';
 import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
 import type { TokenLimits } from '../../src/core/limits/token-limits.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';

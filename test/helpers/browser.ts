@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { CHROMIUM_ARGS } from '../../src/core/documents/pdf.ts';
+import { CHROMIUM_ARGS } from '../../src/jobs/machinery/pdf.ts';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';

@@ -1,6 +1,6 @@
 import type { MembershipFlag, Scope } from '../auth/principal.ts';
-import type { TicketFacts } from '../tickets/load.ts';
-import type { Subject, SubjectPermission, TicketPermissions } from '../tickets/permissions.ts';
+import type { Subject, SubjectPermission, TicketPermissions } from './permissions.ts';
+import type { TicketFacts } from './facts.ts';
 
 /**
  * What one core operation requires of its caller, as data (Outline's `allow()` rules, plus what

@@ -2,10 +2,10 @@ import { requireAdmin, requireRecentReauth, requireScope, requireSession, requir
 import { isClientRole, type Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { AppError, forbidden } from '../errors.ts';
-import type { TicketFacts } from '../tickets/load.ts';
-import { SUBJECT_PERMISSIONS, ticketPermissions, type Subject, type SubjectPermission, type TicketPermissions } from '../tickets/permissions.ts';
+import { SUBJECT_PERMISSIONS, ticketPermissions, type Subject, type SubjectPermission, type TicketPermissions } from './permissions.ts';
 import { ACTIONS, type Action, type Requirement, type TicketRule } from './actions.ts';
 import { assertPlacement } from './placement.ts';
+import type { TicketFacts } from './facts.ts';
 
 /**
  * Asserts that the caller may perform `action` (see ACTIONS), throwing the contract's 403 with

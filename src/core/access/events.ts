@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { isClientRole, type Principal } from '../auth/principal.ts';
-import { readableAudiences } from '../tickets/permissions.ts';
+import { readableAudiences } from './permissions.ts';
 import { canSeeInbox, clientProjects, visibleTicket } from './visible.ts';
 
 type Fragment = ReturnType<Db>;

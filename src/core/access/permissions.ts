@@ -1,6 +1,5 @@
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
-import type { ProjectFacts } from './fields.ts';
-import type { TicketFacts } from './load.ts';
+import type { ProjectFacts, TicketFacts } from './facts.ts';
 
 export type Audience = 'internal' | 'client';
 

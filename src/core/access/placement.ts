@@ -1,7 +1,7 @@
 import { missingScope } from '../auth/guards.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
 import { forbidden } from '../errors.ts';
-import { assertInAllowList, type ProjectFacts } from '../tickets/fields.ts';
+import type { ProjectFacts } from './facts.ts';
 
 /**
  * Where a ticket may be put (the `into` requirement of `tickets.create` and `tickets.move`),
@@ -41,5 +41,12 @@ function assertInbox(p: Principal): void {
       throw missingScope('triage');
     case null:
       return;
+  }
+}
+
+/** A token restricted to named projects acts only inside them. */
+export function assertInAllowList(p: Principal, projectId: string): void {
+  if (p.projectIds && !p.projectIds.includes(projectId)) {
+    throw forbidden('project_not_allowed', { projectId }, 'This token is restricted to other projects.');
   }
 }

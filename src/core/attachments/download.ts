@@ -6,7 +6,7 @@ import { idField, parseInput, withReasons } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions, type Audience } from '../tickets/permissions.ts';
+import { ticketPermissions, type Audience } from '../access/permissions.ts';
 
 /** Image types a browser renders without running anything; only these are ever served inline. */
 const INLINE_SAFE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);

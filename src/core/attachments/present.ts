@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import type { Audience } from '../tickets/permissions.ts';
+import type { Audience } from '../access/permissions.ts';
 
 /** The contract's Attachment; `uploadedBy` is {id, name} as on the TicketPage (tickets/page-sql.ts). */
 export interface Attachment {

@@ -6,7 +6,7 @@ import { findComment } from '../comments/present.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { defaultAudience, readableAudiences } from '../tickets/permissions.ts';
+import { defaultAudience, readableAudiences } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
 import { parseInput } from '../validation.ts';
 import { attachmentSelect, presentAttachment, type Attachment, type AttachmentRow } from './present.ts';

@@ -3,11 +3,12 @@ import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
 import { idField, parseInput, withReasons } from '../validation.ts';
 import { tx, type Ctx } from '../ctx.ts';
-import { invalid, notFound, unauthenticated } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { datetimeSchema } from '../input.ts';
 import { requireAdmin } from './guards.ts';
-import { isAdminRole, scopes, type Principal, type Role, type Scope } from './principal.ts';
-import { API_TOKEN_PATTERN, newApiToken, sha256 } from './secrets.ts';
+import { isAdminRole, scopes, type Scope } from './principal.ts';
+import { newApiToken, sha256 } from './secrets.ts';
+import { TOKEN_REVOKED_CHANNEL } from './token-verifier.ts';
 import { unknownPerson } from '../resolve/people.ts';
 
 export const createTokenInput = z.object({
@@ -131,8 +132,6 @@ export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
   return { tokens: rows.map(view) };
 }
 
-export const TOKEN_REVOKED_CHANNEL = 'wt_token_revoked';
-
 const revokeTokenInput = withReasons(z.object({ id: idField('The token id.') }), { id: 'bad_uuid' });
 
 /** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
@@ -150,145 +149,4 @@ export async function revokeToken(ctx: Ctx, raw: unknown): Promise<{ ok: true }>
     await sql`select pg_notify(${TOKEN_REVOKED_CHANNEL}, ${id})`;
     return { ok: true as const };
   });
-}
-
-interface VerifiedToken {
-  id: string;
-  workspaceId: string;
-  slug: string;
-  actsAs: string;
-  name: string;
-  role: Role;
-  clientId: string | null;
-  kind: 'delegated' | 'agent';
-  scopes: ReadonlySet<Scope>;
-  projectIds: readonly string[] | null;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  cachedUntil: number;
-}
-
-/** The secret of an `Authorization: Bearer <token>` header; any other form is 401, the same for every adapter. */
-export function bearerSecret(header: string): string {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw unauthenticated('Send Authorization: Bearer <token>.');
-  return m[1]!;
-}
-
-/**
- * Verifies Bearer tokens. A verified token is cached for a few seconds so the hot path
- * costs no database round trip; a revocation clears it at once on every process through
- * LISTEN/NOTIFY, and the short lifetime bounds staleness should a notification be missed.
- */
-export class TokenVerifier {
-  private cache = new Map<string, VerifiedToken>();
-  private stopListening: (() => Promise<void>) | null = null;
-
-  constructor(
-    private sql: Db,
-    private ttlMs: number,
-  ) {}
-
-  async listen(): Promise<void> {
-    // postgres.js re-subscribes after a lost connection (a database restart) and then calls the
-    // third argument: revocations sent while it was away were missed, so forget every token.
-    const sub = await this.sql.listen(
-      TOKEN_REVOKED_CHANNEL,
-      (id) => this.forget(id),
-      () => this.cache.clear(),
-    );
-    this.stopListening = () => sub.unlisten();
-  }
-
-  async close(): Promise<void> {
-    await this.stopListening?.();
-  }
-
-  forget(tokenId: string): void {
-    for (const [key, v] of this.cache) if (v.id === tokenId) this.cache.delete(key);
-  }
-
-  /** Verifies a token for workspace `slug`, or (null) for whichever workspace the token belongs to. */
-  async verify(raw: string, slug: string | null, now: Date): Promise<Principal> {
-    if (!API_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
-    const key = sha256(raw).toString('base64');
-    let t = this.cache.get(key);
-    if (!t || t.cachedUntil < now.getTime()) {
-      t = await this.load(raw, now);
-      if (!t) {
-        this.cache.delete(key);
-        throw unauthenticated('The token is unknown, revoked or expired.');
-      }
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, t);
-    }
-    if (t.expiresAt && t.expiresAt <= now) throw unauthenticated('The token has expired.');
-    if (slug !== null && t.slug !== slug) throw notFound('unknown_workspace', undefined, 'No such workspace.');
-    this.touch(t, now);
-    return {
-      workspaceId: t.workspaceId,
-      slug: t.slug,
-      identityId: t.actsAs,
-      name: t.name,
-      role: t.role,
-      clientId: t.clientId,
-      via: 'token',
-      scopes: t.scopes,
-      projectIds: t.projectIds,
-      tokenId: t.id,
-      tokenKind: t.kind,
-      sessionId: null,
-      reauthAt: null,
-      source: 'api',
-      door: 'rest',
-    };
-  }
-
-  private async load(raw: string, now: Date): Promise<VerifiedToken | undefined> {
-    const [r] = await this.sql<
-      {
-        id: string;
-        workspace_id: string;
-        slug: string;
-        acts_as: string;
-        name: string;
-        role: Role;
-        client_id: string | null;
-        kind: 'delegated' | 'agent';
-        scopes: Scope[];
-        project_ids: string[] | null;
-        expires_at: Date | null;
-        last_used_at: Date | null;
-      }[]
-    >`
-      select t.id, t.workspace_id, w.slug, t.acts_as, i.name, m.role, m.client_id, t.kind, t.scopes, t.project_ids, t.expires_at, t.last_used_at
-      from api_tokens t
-      join workspaces w on w.id = t.workspace_id
-      join identities i on i.id = t.acts_as
-      join memberships m on m.workspace_id = t.workspace_id and m.identity_id = t.acts_as
-      where t.token_hash = ${sha256(raw)} and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${now})`;
-    if (!r) return undefined;
-    return {
-      id: r.id,
-      workspaceId: r.workspace_id,
-      slug: r.slug,
-      actsAs: r.acts_as,
-      name: r.name,
-      role: r.role,
-      clientId: r.client_id,
-      kind: r.kind,
-      scopes: new Set(r.scopes),
-      projectIds: r.project_ids,
-      expiresAt: r.expires_at,
-      lastUsedAt: r.last_used_at,
-      cachedUntil: now.getTime() + this.ttlMs,
-    };
-  }
-
-  /** Records last use at most once a minute per token, off the request path. */
-  private touch(t: VerifiedToken, now: Date): void {
-    if (t.lastUsedAt && now.getTime() - t.lastUsedAt.getTime() < 60_000) return;
-    t.lastUsedAt = now;
-    this.sql`update api_tokens set last_used_at = ${now} where id = ${t.id}`.catch(() => {});
-  }
 }

@@ -5,7 +5,7 @@ import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { readableAudiences } from '../tickets/permissions.ts';
+import { readableAudiences } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
 import { idField, parseInput, withReasons } from '../validation.ts';
 import { applyMentions, commentAudience, commentBody, commentMentions, mentionIds, mentionNames, type MentionOptions } from './create.ts';

@@ -5,7 +5,7 @@ import { forbidden } from '../errors.ts';
 import { resolvePersonIds } from '../resolve/people.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { defaultAudience, type Audience } from '../tickets/permissions.ts';
+import { defaultAudience, type Audience } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
 import { parseInput } from '../validation.ts';
 import { classifyMentions } from '../viewers/audience.ts';

@@ -3,7 +3,7 @@ import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { badCursor } from '../tickets/cursor.ts';
 import { loadTicket } from '../tickets/load.ts';
-import { ticketPermissions } from '../tickets/permissions.ts';
+import { ticketPermissions } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
 import { parseInput, UUID_PATTERN } from '../validation.ts';
 import { commentSelect, presentComment, type Comment, type CommentRow } from './present.ts';

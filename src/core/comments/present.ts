@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { renderMarkdown } from '../tickets/markdown.ts';
-import type { Audience } from '../tickets/permissions.ts';
+import type { Audience } from '../access/permissions.ts';
 
 import type { PersonRef } from '../tickets/summary.ts';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
-import { assertInAllowList } from '../tickets/fields.ts';
 import type { Ctx } from '../ctx.ts';
 import { pageRowsSql, summaryArraySql, todaySql, visibleSql } from '../board/page.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { summaryJson } from '../tickets/summary.ts';
+import { assertInAllowList } from '../access/placement.ts';
 
 /** Days without any timeline event after which an open ticket counts as stale. */
 export const STALE_DAYS = 14;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { isLastAttempt, jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
-import { singleAddress } from '../mail/address.ts';
+import { firstAddress, singleAddress } from '../mail/address.ts';
 import type { SendResult, SendStep } from '../mail/mailer.ts';
 import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
@@ -186,8 +185,7 @@ const pick = ({ number, clientName, locale, agency, periodStart, periodEnd }: De
 
 /** `<uuid@domain of MAIL_FROM>`: ours, unique, and stored before the first attempt. */
 function newMessageId(mailFrom: string): string {
-  const first = addressparser(mailFrom, { flatten: true })[0];
-  const domain = first?.address.split('@')[1] || 'localhost';
+  const domain = firstAddress(mailFrom)?.split('@')[1] || 'localhost';
   return `<${randomUUID()}@${domain}>`;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Prints a self-contained html document to pdf (playwright-core driving Debian's chromium; see
- * src/core/documents/pdf.ts). One browser per worker process, reused; a fresh context per document.
+ * src/jobs/machinery/pdf.ts, the worker's side). One browser per worker process, reused; a fresh context per document.
  */
 export interface PdfRenderer {
   /** A4 pdf bytes of `html`. */

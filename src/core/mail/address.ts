@@ -18,3 +18,8 @@ export function singleAddress(value: string | null | undefined): string | null {
   if (!one || 'group' in one || one.name || one.address !== value || !BARE.test(one.address)) return null;
   return one.address;
 }
+
+/** The first address in `value` (`Name <a@x>, b@y` gives `a@x`), read by the same parser; null when there is none. */
+export function firstAddress(value: string): string | null {
+  return addressparser(value, { flatten: true })[0]?.address || null;
+}

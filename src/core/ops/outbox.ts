@@ -22,7 +22,7 @@ const ADDRESS = (v: unknown): string[] => {
 /**
  * The newest messages the caller's workspace sent to the embedded default's outbox (null: mail
  * goes to a real SMTP server, there is no outbox), parsed with mailparser: the workspace's own
- * folder under it (src/core/mail/outbox-server.ts), never another's. Owner or Admin.
+ * folder under it (src/jobs/machinery/outbox-server.ts), never another's. Owner or Admin.
  */
 export async function listOutbox(ctx: Ctx, outbox: string | null, limit = 50): Promise<OutboxMessage[] | null> {
   authorize(ctx, 'ops.act');

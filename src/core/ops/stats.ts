@@ -1,4 +1,3 @@
-import { parseCrontab } from 'graphile-worker';
 import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 
@@ -42,8 +41,28 @@ export interface CronEntry {
   nextRun: Date | null;
 }
 
+/** A minute as a crontab line sees it (UTC): minute, hour, day of month, month (1-12), day of week (0 Sunday). */
+export interface CronMinute {
+  min: number;
+  hour: number;
+  date: number;
+  month: number;
+  dow: number;
+}
+
+/**
+ * One line of the process's crontab, parsed at the edge (src/ops/crontab.ts, by graphile-worker,
+ * whose format it is): the task, the identifier its jobs run under, the schedule as written.
+ */
+export interface CrontabItem {
+  task: string;
+  identifier: string;
+  schedule: string;
+  match(minute: CronMinute): boolean;
+}
+
 /** The next minute (UTC) after `from` the crontab line matches, within 40 days. */
-function nextMatch(match: (d: { min: number; hour: number; date: number; month: number; dow: number }) => boolean, from: Date): Date | null {
+function nextMatch(match: (d: CronMinute) => boolean, from: Date): Date | null {
   const t = new Date(Math.floor(from.getTime() / 60_000) * 60_000 + 60_000);
   for (let i = 0; i < 40 * 24 * 60; i++, t.setTime(t.getTime() + 60_000)) {
     if (match({ min: t.getUTCMinutes(), hour: t.getUTCHours(), date: t.getUTCDate(), month: t.getUTCMonth() + 1, dow: t.getUTCDay() })) return new Date(t);
@@ -52,10 +71,8 @@ function nextMatch(match: (d: { min: number; hour: number; date: number; month: 
 }
 
 /** The process's crontab with each task's last execution and outcome (its latest attempt) and next run. */
-export async function crontabView(ctx: Ctx, crontab: string): Promise<CronEntry[]> {
+export async function crontabView(ctx: Ctx, items: readonly CrontabItem[]): Promise<CronEntry[]> {
   authorize(ctx, 'ops.read');
-  const items = parseCrontab(crontab);
-  const lines = crontab.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
   const { sql } = ctx;
   // The latest attempt of each crontab task, from job_history (task, started_at desc index): the
   // project's own record, where graphile-worker's known-crontab table is private to it.
@@ -63,11 +80,11 @@ export async function crontabView(ctx: Ctx, crontab: string): Promise<CronEntry[
     select t.identifier, h.started_at as "lastExecution", h.outcome
     from unnest(${items.map((i) => i.task)}::text[]) as t(identifier)
     cross join lateral (select h.started_at, h.outcome from job_history h where h.task = t.identifier order by h.started_at desc limit 1) h`;
-  return items.map((item, i) => {
+  return items.map((item) => {
     const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
     return {
       task: item.task,
-      schedule: lines[i]?.trim().split(/\s+/).slice(0, 5).join(' ') ?? '',
+      schedule: item.schedule,
       lastExecution: k?.lastExecution ?? null,
       lastOutcome: k?.outcome ?? null,
       nextRun: nextMatch(item.match, ctx.now()),

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { notFound, preconditionFailed } from '../errors.ts';
 import { ticketEtag } from './etag.ts';
-import type { TicketFacts } from './load.ts';
+import type { TicketFacts } from '../access/facts.ts';
 
 /**
  * Optimistic concurrency for ticket writes. Called inside the write's transaction with the

@@ -10,7 +10,7 @@ import { checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWor
 import { isVisible } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { checkParentChain, clearParentEstimate } from './parent.ts';
-import { CLIENT_EDITABLE_FIELDS } from './permissions.ts';
+import { CLIENT_EDITABLE_FIELDS } from '../access/permissions.ts';
 import { parseInput } from '../validation.ts';
 import { createTicketInput, type CreateTicketInput } from './schemas.ts';
 import { getTicketSummary, type TicketSummary } from './summary.ts';

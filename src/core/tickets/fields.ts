@@ -1,8 +1,9 @@
 import type { Db } from '../../db/connect.ts';
+import type { ProjectFacts } from '../access/facts.ts';
 import { clientOnProject } from '../access/visible.ts';
 import { isClientRole, type Principal } from '../auth/principal.ts';
-import { forbidden, invalid, notFound } from '../errors.ts';
-import { clientStates } from './permissions.ts';
+import { invalid, notFound } from '../errors.ts';
+import { clientStates } from '../access/permissions.ts';
 import { unknownPerson } from '../resolve/people.ts';
 
 /**
@@ -138,16 +139,6 @@ export async function checkBillingBank(sql: Db, workspaceId: string, policy: str
   }
 }
 
-export interface ProjectFacts {
-  id: string;
-  key: string;
-  billingClientId: string | null;
-  /** The caller's project membership. */
-  access: 'full' | 'limited' | null;
-  /** For client users: the project's billing or collaborating client is theirs. */
-  clientOnProject: boolean;
-}
-
 /**
  * Loads a project the caller may address. Unknown, another workspace's, or (for client users)
  * not one of their client's projects: 404 `unknown_project`. Workspace users address every
@@ -163,11 +154,4 @@ export async function loadProject(sql: Db, p: Principal, projectId: string, opts
     ${opts.lock ? sql`for update of pr` : sql``}`;
   if (!row || (isClientRole(p.role) && !row.clientOnProject)) throw notFound('unknown_project', { field: 'projectId' }, 'No such project.');
   return row;
-}
-
-/** A token restricted to named projects acts only inside them. */
-export function assertInAllowList(p: Principal, projectId: string): void {
-  if (p.projectIds && !p.projectIds.includes(projectId)) {
-    throw forbidden('project_not_allowed', { projectId }, 'This token is restricted to other projects.');
-  }
 }

@@ -5,11 +5,11 @@ import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { etagMatches, ticketEtag } from './etag.ts';
-import { loadTicket, type TicketFacts } from './load.ts';
+import { loadTicket } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
 import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql, type CommentWindow } from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
-import { ticketPermissions, type TicketPermissions } from './permissions.ts';
+import { ticketPermissions, type TicketPermissions } from '../access/permissions.ts';
 import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
@@ -18,6 +18,7 @@ import { MAX_COMMENT_LENGTH } from '../comments/create.ts';
 import { COMMENT_PAGE_MAX } from '../comments/list.ts';
 import { parseInput } from '../validation.ts';
 import { ticketRef } from './schemas.ts';
+import type { TicketFacts } from '../access/facts.ts';
 
 export interface TicketRefSummary {
   id: string;

@@ -1,38 +1,8 @@
 import { clientOnProject, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
+import type { TicketFacts } from '../access/facts.ts';
 import { humanIdTicketSql, parseTicketRef } from './ref.ts';
-
-/** A ticket row plus what permissions need to know about the caller's relation to it. */
-export interface TicketFacts {
-  id: string;
-  workspaceId: string;
-  projectId: string | null;
-  projectKey: string | null;
-  number: number;
-  title: string;
-  stateId: string;
-  stateCategory: 'open' | 'closed';
-  kindId: string;
-  priorityId: string;
-  assigneeId: string | null;
-  reporterId: string | null;
-  billingClientId: string | null;
-  projectBillingClientId: string | null;
-  parentId: string | null;
-  estimateMinutes: number | null;
-  archived: boolean;
-  redacted: boolean;
-  updatedAt: Date;
-  /** The caller's membership of the ticket's project. */
-  memberAccess: 'full' | 'limited' | null;
-  /** For client users: whether the ticket's project belongs to (or collaborates with) their client. */
-  clientOnProject: boolean;
-  hasChildren: boolean;
-  stateIds: string[];
-  defaultStateId: string;
-  customerResolveStateId: string | null;
-}
 
 /**
  * Loads a visible ticket by `{ref}` with the facts its permissions depend on, in one query.

@@ -6,12 +6,13 @@ import { tx, type Ctx } from '../ctx.ts';
 import { conflict, isAppError } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 import { recordEvents, type NewEvent } from './events.ts';
-import { assigneeEligible, checkAssignee, checkBillingClient, clientValidIn, loadProject, resolveWorkflow, type ProjectFacts } from './fields.ts';
+import { assigneeEligible, checkAssignee, checkBillingClient, clientValidIn, loadProject, resolveWorkflow } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
-import { isVisible, loadTicket, type TicketFacts } from './load.ts';
+import { isVisible, loadTicket } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { humanId } from './ref.ts';
 import { moveTicketInput, type MoveTicketFields } from './schemas.ts';
+import type { ProjectFacts, TicketFacts } from '../access/facts.ts';
 
 /**
  * POST /tickets/{ref}/move: to another project, or out of the Inbox (triage). The ticket gets a

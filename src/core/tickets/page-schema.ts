@@ -5,7 +5,7 @@ import type { Comment } from '../comments/present.ts';
 import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
 import type { TicketTime } from '../time/ticket-time.ts';
 import type { TicketPage } from './get.ts';
-import type { TicketPermissions } from './permissions.ts';
+import type { TicketPermissions } from '../access/permissions.ts';
 import { personRefSchema, ticketSummarySchema } from './summary-schema.ts';
 
 /** Response schemas of the contract's TicketPage and the parts other responses share (comments, attachments, code-host links). */

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import { eventPayload, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
-import { readableAudiences } from './permissions.ts';
+import { readableAudiences } from '../access/permissions.ts';
 import { humanIdSql, isoSql, type Fragment } from './summary.ts';
 
 /**

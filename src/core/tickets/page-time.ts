@@ -1,6 +1,6 @@
 import type { Ctx } from '../ctx.ts';
 import { ticketTime, type TicketTime } from '../time/ticket-time.ts';
-import type { TicketFacts } from './load.ts';
+import type { TicketFacts } from '../access/facts.ts';
 
 export type { TicketTime };
 

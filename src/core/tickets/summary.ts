@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import type { Principal } from '../auth/principal.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
-import { readableAudiences } from './permissions.ts';
+import { readableAudiences } from '../access/permissions.ts';
 
 export type Fragment = ReturnType<Db>;
 

@@ -6,10 +6,11 @@ import { assertIfMatch } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { checkAssignee, checkBillingBank, checkBillingClient, checkLabels, resolveWorkflow } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
-import { loadTicket, type TicketFacts } from './load.ts';
-import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from './permissions.ts';
+import { loadTicket } from './load.ts';
+import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from '../access/permissions.ts';
 import { parseInput } from '../validation.ts';
 import { updateTicketInput, type UpdateTicketFields } from './schemas.ts';
+import type { TicketFacts } from '../access/facts.ts';
 
 type Field = keyof UpdateTicketFields;
 type ScalarField = Exclude<Field, 'labelIds'>;

@@ -1,6 +1,6 @@
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
-import type { TicketFacts } from '../tickets/load.ts';
+import type { TicketFacts } from '../access/facts.ts';
 
 /** The TicketPage `time` object. `loggedMinutes` is an internal figure, absent for client users. */
 export interface TicketTime {

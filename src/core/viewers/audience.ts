@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import type { Audience } from '../tickets/permissions.ts';
+import type { Audience } from '../access/permissions.ts';
 import { unknownPerson } from '../resolve/people.ts';
 
 type Fragment = ReturnType<Db>;

@@ -1,12 +1,12 @@
 import type { Next } from 'koa';
 import { assertCsrf } from '../../core/auth/csrf.ts';
 import { findSession, sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
-import { bearerSecret } from '../../core/auth/tokens.ts';
+import { bearerSecret } from '../../core/auth/token-verifier.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { idempotent, wantsIdempotency } from './idempotency.ts';
-import { clockOf } from '../../core/services.ts';
+import { clockOf } from '../../core/ctx.ts';
 
 export const SESSION_COOKIE = 'wt_session';
 

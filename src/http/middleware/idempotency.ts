@@ -3,7 +3,7 @@ import { invalid } from '../../core/errors.ts';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent, type StoredResponse } from '../../core/idempotency/keys.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { errorEnvelope } from './errors.ts';
-import { clockOf } from '../../core/services.ts';
+import { clockOf } from '../../core/ctx.ts';
 
 const HEADER = 'idempotency-key';
 /** Response headers that belong to the answer and are replayed with it. */

@@ -3,7 +3,7 @@ import { unauthenticated } from '../../core/errors.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { cookieSession, SESSION_COOKIE } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
-import { clockOf } from '../../core/services.ts';
+import { clockOf } from '../../core/ctx.ts';
 import { reauthSchema, sessionInfoSchema } from '../../core/auth/schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
 

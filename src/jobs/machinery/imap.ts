@@ -1,22 +1,18 @@
-import { ImapFlow } from 'imapflow';
-import type { JobCtx } from '../../jobs/ctx.ts';
-import { createOutboundGuard, HostNotAllowed } from '../../net/outbound.ts';
+import { ImapFlow, type SearchObject } from 'imapflow';
+import type { JobCtx } from '../../core/jobs/ctx.ts';
+import {
+  CONNECT_FAILED,
+  HOST_REFUSED,
+  LOGIN_REFUSED,
+  type ConnectImap,
+  type ImapAccount,
+  type ImapQuery,
+  type ImapSession,
+} from '../../core/mail/intake/imap.ts';
+import { createOutboundGuard, HostNotAllowed } from '../../core/net/outbound.ts';
 
 /** Without a configured guard, the strict rule (loopback refused too). */
 const strictGuard = createOutboundGuard({ allowLoopback: false });
-
-/** What the mailbox's `lastError` says when connecting failed: the same for a refused, closed, filtered or silent port. */
-export const CONNECT_FAILED = 'could not connect to the mail server';
-export const HOST_REFUSED = 'the mail server host is not allowed (loopback, private, link-local or metadata address)';
-export const LOGIN_REFUSED = 'AUTHENTICATIONFAILED: the mail server refused the login';
-
-export interface ImapAccount {
-  id: string;
-  host: string;
-  port: number;
-  secure: boolean;
-  username: string;
-}
 
 /**
  * A logged-in IMAP client of a mailbox, connected through the outbound guard, which is asked again
@@ -25,7 +21,9 @@ export interface ImapAccount {
  * generic so `lastError` cannot map the network (refused, closed, filtered and non-IMAP ports all
  * read alike); the cause is in the server's log.
  */
-export async function connectImap(ctx: Pick<JobCtx, 'outbound' | 'log'>, mb: ImapAccount, password: string): Promise<ImapFlow> {
+export const connectImap: ConnectImap = async (ctx, mb, password) => sessionOf(await loginImap(ctx, mb, password));
+
+async function loginImap(ctx: Pick<JobCtx, 'outbound' | 'log'>, mb: ImapAccount, password: string): Promise<ImapFlow> {
   let target;
   try {
     target = await (ctx.outbound ?? strictGuard).check(mb.host);
@@ -67,4 +65,51 @@ export async function connectImap(ctx: Pick<JobCtx, 'outbound' | 'log'>, mb: Ima
     throw new Error(e.authenticationFailed ? LOGIN_REFUSED : CONNECT_FAILED);
   }
   return client;
+}
+
+function searchOf(query: ImapQuery): SearchObject {
+  if (query.kind === 'unseen') return { seen: false };
+  if (query.kind === 'unseenOrSince') return { or: [{ seen: false }, { since: query.since }] };
+  return { uid: `${query.uid}:*` };
+}
+
+/**
+ * The core's session over an imapflow client. imapflow deadlocks when a command runs inside a
+ * fetch iterator; the poll collects each fetch before acting, which is the rule it keeps.
+ */
+function sessionOf(client: ImapFlow): ImapSession {
+  return {
+    createFolder: async (path) => {
+      await client.mailboxCreate(path);
+    },
+    openFolder: async (path) => {
+      const lock = await client.getMailboxLock(path);
+      const folder = client.mailbox;
+      if (!folder) {
+        lock.release();
+        throw new Error(`folder ${path} is not open`);
+      }
+      return { uidValidity: String(folder.uidValidity), uidNext: folder.uidNext, release: () => lock.release() };
+    },
+    search: async (query) => (await client.search(searchOf(query), { uid: true })) || [],
+    fetchMeta: async function* (uids) {
+      for await (const m of client.fetch(uids, { uid: true, size: true, internalDate: true }, { uid: true })) {
+        const at = m.internalDate ? new Date(m.internalDate) : null;
+        yield { uid: m.uid, size: m.size ?? 0, internalDate: at && !Number.isNaN(at.getTime()) ? at : null };
+      }
+    },
+    fetchBytes: async function* (uids, part) {
+      const query = part === 'source' ? { source: true } : { headers: true };
+      for await (const m of client.fetch(uids, { uid: true, ...query }, { uid: true })) {
+        yield { uid: m.uid, source: m.source ?? null, headers: m.headers ?? null };
+      }
+    },
+    markSeen: async (uid) => {
+      await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+    },
+    move: async (uid, to) => {
+      await client.messageMove(String(uid), to, { uid: true });
+    },
+    logout: () => client.logout().catch(() => client.close()),
+  };
 }

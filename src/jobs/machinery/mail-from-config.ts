@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import type { Config } from '../../config.ts';
+import { outboxDir, type Config } from '../../config.ts';
+import type { Mailer } from '../../core/mail/mailer.ts';
+import { outgoingWorkspace } from '../../core/mail/outgoing.ts';
 import type { Db } from '../../db/connect.ts';
 import type { Logger } from '../../log.ts';
-import type { Mailer } from './mailer.ts';
-import { outgoingWorkspace } from './outgoing.ts';
 import { startOutbox, type Outbox } from './outbox-server.ts';
 import { SmtpMailer } from './smtp-mailer.ts';
 
@@ -13,8 +12,6 @@ export function createMailer(config: Pick<Config, 'SMTP_URL'>, outboxUrl?: strin
   if (!url) throw new Error('No SMTP_URL and no local outbox: nowhere to send mail.');
   return new SmtpMailer(url);
 }
-
-export const outboxDir = (config: Pick<Config, 'OUTBOX_DIR' | 'DATA_DIR'>) => config.OUTBOX_DIR ?? join(config.DATA_DIR, 'outbox');
 
 /**
  * The worker's mail: over SMTP_URL when set; otherwise (the embedded default) a local catch-all

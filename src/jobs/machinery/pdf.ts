@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from '../../log.ts';
-import type { PdfRenderer } from './pdf-renderer.ts';
+import type { PdfRenderer } from '../../core/documents/pdf-renderer.ts';
 
 /** Where Debian and Ubuntu put their chromium; we never download a browser. */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];

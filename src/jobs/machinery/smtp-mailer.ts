@@ -1,7 +1,7 @@
 import { Readable, type Writable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { Mailer, OnSendStep, OutgoingMail, SendResult } from './mailer.ts';
+import type { Mailer, OnSendStep, OutgoingMail, SendResult } from '../../core/mail/mailer.ts';
 
 /** Where and how to reach the SMTP server: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://` (implicit TLS). */
 export interface SmtpTarget {

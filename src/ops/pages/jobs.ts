@@ -2,6 +2,7 @@ import { actOnFailed, actOnJob, forceUnlock, runCronNow } from '../../core/ops/j
 import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/ops/job-search.ts';
 import { countFailed, failedJobs, parseFailedFilter, queueCounts, runningJobs } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
+import { crontabItems } from '../crontab.ts';
 import { parseCrontab } from 'graphile-worker';
 import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
 import { age, html, ms, when, type Html } from '../html.ts';
@@ -23,7 +24,7 @@ async function jobsPage(r: OpsRequest) {
     runningJobs(r.ctx),
     failedJobs(r.ctx, f),
     taskStats(r.ctx),
-    crontabView(r.ctx, r.options.crontab),
+    crontabView(r.ctx, crontabItems(r.options.crontab)),
   ]);
   const countRows = counts.map(
     (c) =>

@@ -1,11 +1,10 @@
-import type { ImapFlow, SearchObject } from 'imapflow';
 import { z } from 'zod';
 import type { Db } from '../../../db/connect.ts';
 import { storableText } from '../../input.ts';
 import { step, type JobCtx } from '../../jobs/ctx.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { replyParserGuarded } from './body.ts';
-import { connectImap } from './connect.ts';
+import type { ConnectImap, ImapQuery, ImapSession } from './imap.ts';
 import { errorText, intakeMessage, type FetchedMessage, type IntakeMailbox, type IntakeOutcome } from './import.ts';
 import { addressOf } from './noise.ts';
 import { DEFAULT_LIMITS, type IntakeLimits } from './parse.ts';
@@ -25,6 +24,8 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 const BATCH_MESSAGES = 100;
 
 export interface PollOptions {
+  /** The IMAP client, the worker's (src/jobs/machinery/imap.ts). */
+  connect: ConnectImap;
   /** Opens the stored password; null when the process has no key (the poll fails with lastError saying so). */
   secrets: SecretBox | null;
   limits?: Partial<IntakeLimits>;
@@ -84,7 +85,7 @@ export async function pollMailbox(ctx: JobCtx, payload: unknown, opts: PollOptio
   try {
     if (!opts.secrets) throw new Error('no secret key to open the mailbox password with: set WT_SECRET_KEY');
     const password = opts.secrets.open(mb.passwordSealed, passwordContext(mb.workspaceId));
-    await readMailbox(ctx, mb, password, limits, counts, { resolver: opts.resolver ?? noDns, trustedAuthservId: mb.trustedAuthservId });
+    await readMailbox(ctx, opts.connect, mb, password, limits, counts, { resolver: opts.resolver ?? noDns, trustedAuthservId: mb.trustedAuthservId });
   } catch (err) {
     const error = describe(err);
     ctx.log.warn({ mailboxId, error, counts }, 'mailbox poll failed');
@@ -123,37 +124,50 @@ async function forMessage<T>(msg: FetchedMessage, fn: () => Promise<T>): Promise
   }
 }
 
-async function readMailbox(ctx: JobCtx, mb: PollMailbox, password: string, limits: IntakeLimits, counts: PollCounts, trust: TrustSettings): Promise<void> {
-  const client = await connectImap(ctx, mb, password);
+async function readMailbox(
+  ctx: JobCtx,
+  connect: ConnectImap,
+  mb: PollMailbox,
+  password: string,
+  limits: IntakeLimits,
+  counts: PollCounts,
+  trust: TrustSettings,
+): Promise<void> {
+  const client = await connect(ctx, mb, password);
   try {
-    if (mb.afterImport === 'move') await client.mailboxCreate(mb.moveTo!);
-    const lock = await client.getMailboxLock(mb.folder);
+    if (mb.afterImport === 'move') await client.createFolder(mb.moveTo!);
+    const folder = await client.openFolder(mb.folder);
     try {
-      await readFolder(ctx, client, mb, limits, counts, trust);
+      await readFolder(ctx, client, folder, mb, limits, counts, trust);
     } finally {
-      lock.release();
+      folder.release();
     }
   } finally {
-    await client.logout().catch(() => client.close());
+    await client.logout();
   }
 }
 
-async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits: IntakeLimits, counts: PollCounts, trust: TrustSettings): Promise<void> {
-  const folder = client.mailbox;
-  if (!folder) throw new Error(`folder ${mb.folder} is not open`);
-  const uidValidity = String(folder.uidValidity);
+async function readFolder(
+  ctx: JobCtx,
+  client: ImapSession,
+  folder: { uidValidity: string; uidNext: number },
+  mb: PollMailbox,
+  limits: IntakeLimits,
+  counts: PollCounts,
+  trust: TrustSettings,
+): Promise<void> {
+  const uidValidity = folder.uidValidity;
   const rescan = mb.uidValidity !== uidValidity;
-  const found = await client.search(rescan ? rescanQuery(mb) : { uid: `${mb.lastUid + 1}:*` }, { uid: true });
+  const found = await client.search(rescan ? rescanQuery(mb) : { kind: 'fromUid', uid: mb.lastUid + 1 });
   // `n:*` names the last message even when its UID is below n
-  const uids = (found || []).filter((u) => rescan || u > mb.lastUid).sort((a, b) => a - b);
+  const uids = found.filter((u) => rescan || u > mb.lastUid).sort((a, b) => a - b);
   const own = new Set([addressOf(ctx.mailFrom), addressOf(mb.username)].filter((a): a is string => a !== null));
   const mailbox: IntakeMailbox = { id: mb.id, workspaceId: mb.workspaceId, own, trust };
 
   for (let i = 0; i < uids.length; i += META_CHUNK) {
     const metas: { uid: number; size: number; receivedAt: Date }[] = [];
-    for await (const m of client.fetch(uids.slice(i, i + META_CHUNK), { uid: true, size: true, internalDate: true }, { uid: true })) {
-      const at = m.internalDate ? new Date(m.internalDate) : null;
-      metas.push({ uid: m.uid, size: m.size ?? 0, receivedAt: at && !Number.isNaN(at.getTime()) ? at : ctx.now() });
+    for await (const m of client.fetchMeta(uids.slice(i, i + META_CHUNK))) {
+      metas.push({ uid: m.uid, size: m.size, receivedAt: m.internalDate ?? ctx.now() });
     }
     metas.sort((a, b) => a.uid - b.uid);
     for (const batch of batches(metas, limits)) {
@@ -165,8 +179,8 @@ async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits
         counts[result.status]++;
         step(ctx, 'mail:imported');
         await forMessage(msg, async () => {
-          if (mb.afterImport === 'move') await client.messageMove(String(msg.uid), mb.moveTo!, { uid: true });
-          else await client.messageFlagsAdd(String(msg.uid), ['\\Seen'], { uid: true });
+          if (mb.afterImport === 'move') await client.move(msg.uid, mb.moveTo!);
+          else await client.markSeen(msg.uid);
         });
         step(ctx, 'mail:flagged');
         if (!rescan) await advance(ctx.sql, mb, uidValidity, msg.uid);
@@ -184,9 +198,9 @@ async function readFolder(ctx: JobCtx, client: ImapFlow, mb: PollMailbox, limits
  * everything received since the day before the last poll, so a message a person read before it
  * was polled is not lost; the ones imported already are recognised by their dedupe keys.
  */
-function rescanQuery(mb: PollMailbox): SearchObject {
-  if (mb.uidValidity === null || !mb.lastPollAt) return { seen: false };
-  return { or: [{ seen: false }, { since: new Date(mb.lastPollAt.getTime() - 24 * 3600 * 1000) }] };
+function rescanQuery(mb: PollMailbox): ImapQuery {
+  if (mb.uidValidity === null || !mb.lastPollAt) return { kind: 'unseen' };
+  return { kind: 'unseenOrSince', since: new Date(mb.lastPollAt.getTime() - 24 * 3600 * 1000) };
 }
 
 /** Consecutive messages whose sources together stay under BATCH_BYTES; a message over the size limit comes alone. */
@@ -207,7 +221,7 @@ function* batches<T extends { size: number }>(metas: T[], limits: IntakeLimits):
 
 /** The sources of a batch, in UID order, fetched in one command; only the headers of a message over the size limit. */
 async function fetchBatch(
-  client: ImapFlow,
+  client: ImapSession,
   batch: { uid: number; size: number; receivedAt: Date }[],
   uidValidity: string,
   limits: IntakeLimits,
@@ -216,16 +230,16 @@ async function fetchBatch(
   const small = batch.filter((m) => m.size <= limits.maxMessageBytes).map((m) => m.uid);
   const large = batch.filter((m) => m.size > limits.maxMessageBytes).map((m) => m.uid);
   const out: FetchedMessage[] = [];
-  const collect = async (uids: number[], query: { source: true } | { headers: true }) => {
+  const collect = async (uids: number[], part: 'source' | 'headers') => {
     if (uids.length === 0) return;
-    for await (const m of client.fetch(uids, { uid: true, ...query }, { uid: true })) {
+    for await (const m of client.fetchBytes(uids, part)) {
       const meta = byUid.get(m.uid);
       if (!meta) continue;
-      out.push({ ...meta, uidValidity, source: m.source ?? null, headerBlock: m.headers ?? null });
+      out.push({ ...meta, uidValidity, source: m.source, headerBlock: m.headers });
     }
   };
-  await collect(small, { source: true });
-  await collect(large, { headers: true });
+  await collect(small, 'source');
+  await collect(large, 'headers');
   // a message whose source did not come (deleted meanwhile) is not handled: it is gone
   return out.filter((m) => m.source !== null || byUid.get(m.uid)!.size > limits.maxMessageBytes).sort((a, b) => a.uid - b.uid);
 }

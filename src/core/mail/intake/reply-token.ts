@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import addressparser from 'nodemailer/lib/addressparser';
 import type { Db } from '../../../db/connect.ts';
+import { firstAddress } from '../address.ts';
 import { addressOf } from './noise.ts';
 import type { RawMessage } from './raw.ts';
 
@@ -42,7 +42,7 @@ export const hashReplyToken = (token: string) => createHash('sha256').update(tok
  */
 async function replyBase(sql: Db, workspaceId: string, mailFrom: string): Promise<{ local: string; domain: string } | null> {
   const [box] = await sql<{ username: string }[]>`select username from mailboxes where workspace_id = ${workspaceId}`;
-  const candidates = [box?.username ?? null, addressparser(mailFrom, { flatten: true })[0]?.address ?? null];
+  const candidates = [box?.username ?? null, firstAddress(mailFrom)];
   for (const c of candidates) {
     const m = /^([^@\s+]+)(?:\+[^@\s]*)?@([^@\s]+)$/.exec(c?.trim() ?? '');
     if (m) return { local: m[1]!, domain: m[2]!.toLowerCase() };

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/connect.ts';
 import { isClientRole } from '../../auth/principal.ts';
-import type { Audience } from '../../tickets/permissions.ts';
+import type { Audience } from '../../access/permissions.ts';
 import { personSeesTicket } from '../../viewers/audience.ts';
 import type { Sender } from './sender.ts';
 

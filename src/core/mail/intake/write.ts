@@ -4,7 +4,7 @@ import { cleanContentType, cleanFilename } from '../../attachments/upload.ts';
 import { recordEvents, type NewEvent } from '../../tickets/events.ts';
 import { resolveWorkflow } from '../../tickets/fields.ts';
 import { assignNumber } from '../../tickets/numbering.ts';
-import type { Audience } from '../../tickets/permissions.ts';
+import type { Audience } from '../../access/permissions.ts';
 import type { ParsedAttachment } from './parse.ts';
 
 /**
