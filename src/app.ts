@@ -9,7 +9,7 @@ import { apiVersion } from './http/openapi/version.ts';
 import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
 import { outboxDir } from './config.ts';
 import { opsConsole } from './ops/console.ts';
-import { crontab } from './jobs/tasks.ts';
+import { crontab } from './core/jobs/catalog.ts';
 
 /**
  * The web process's Koa app: REST from src/http and /mcp from src/mcp, composed here so that

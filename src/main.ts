@@ -27,7 +27,7 @@ async function main(role: 'all' | 'web' | 'worker') {
   const config = loadConfig();
   // The key sealing stored secrets (mailbox passwords): WT_SECRET_KEY, or on the embedded default one made
   // once under DATA_DIR now, before the web and worker roles need it.
-  loadSecretBox(config);
+  const secrets = loadSecretBox(config);
   const log = makeLogger(config.LOG_LEVEL);
   const db = await openDatabase(config, log);
   const applied = await migrate(db.sql, db.url);
@@ -83,6 +83,8 @@ async function main(role: 'all' | 'web' | 'worker') {
       mailer: mail.mailer,
       mailFrom: config.MAIL_FROM,
       outbound: outboundGuardFromConfig(config),
+      secrets,
+      historyRetentionDays: config.JOB_HISTORY_RETENTION_DAYS,
     };
     const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS });
     // A runner that ends (PostgreSQL went away) is replaced by startWorker itself; the heartbeat stops meanwhile.

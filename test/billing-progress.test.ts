@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { advanceRun } from '../src/core/billing/progress.ts';
+import { advanceRun } from '../src/core/billing/advance.ts';
 import type { Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeBillingRun, makeClient, makeDocument, makePeriod, makeWorkspace } from './helpers/factories.ts';

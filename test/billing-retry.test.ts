@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocateRun } from '../src/core/billing/allocate.ts';
 import { renderDocument } from '../src/core/documents/render-document.ts';
+import { renderJob } from '../src/core/jobs/catalog.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { drainBillingJobs, jobCtx, makeBillingWorld, type BillingWorld } from './billing-world.ts';
@@ -77,9 +78,10 @@ describe('documents:render', () => {
     const jobs = await app.db.sql<{ payload: unknown }[]>`
       select j.payload::jsonb as payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
       where t.identifier = 'documents:render' and j.payload->>'timesheetId' in (select id::text from timesheets where run_id = ${runId})`;
-    for (const j of jobs) await expect(renderDocument(jobCtx(app.db.sql, { checkpoint: crashAt(step) }), j.payload)).rejects.toThrow('crash');
+    for (const j of jobs)
+      await expect(renderDocument(jobCtx(app.db.sql, { checkpoint: crashAt(step) }), renderJob.payload.parse(j.payload))).rejects.toThrow('crash');
     await drainBillingJobs(app.db.sql, ctx);
-    for (const j of jobs) await renderDocument(ctx, j.payload); // duplicates of every job change nothing
+    for (const j of jobs) await renderDocument(ctx, renderJob.payload.parse(j.payload)); // duplicates of every job change nothing
     const docs = await app.db.sql<{ number: string; format: string; version: number; n: number }[]>`
       select number, format, version, count(*)::int as n from documents where run_id = ${runId} group by 1, 2, 3 order by 1, 2`;
     expect(docs.map((d) => `${d.number}.${d.format}:v${d.version}x${d.n}`)).toEqual([

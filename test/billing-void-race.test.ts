@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allocateRun } from '../src/core/billing/allocate.ts';
 import { renderDocument } from '../src/core/documents/render-document.ts';
+import { renderJob } from '../src/core/jobs/catalog.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { jobCtx, makeBillingWorld } from './billing-world.ts';
 
@@ -39,7 +40,7 @@ it('a void while a document is being written leaves no live document in the void
   try {
     await holder`begin`;
     await holder`select 1 from workspaces where id = ${w.ws.id} for update`;
-    const render = renderDocument(jobCtx(app.db.sql), job!.payload);
+    const render = renderDocument(jobCtx(app.db.sql), renderJob.payload.parse(job!.payload));
     await expect.poll(lockWaiters, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
     let voided = false;
     const voiding = app

@@ -124,7 +124,12 @@ export function jobCtx(sql: Db, opts: { pdf?: PdfRenderer | null; mailer?: Maile
 export async function drainBillingJobs(sql: Db, ctx: JobCtx): Promise<number> {
   const { allocateRun } = await import('../src/core/billing/allocate.ts');
   const { renderDocument } = await import('../src/core/documents/render-document.ts');
-  const ops: Record<string, (c: JobCtx, p: unknown) => Promise<unknown>> = { 'billing:allocate': allocateRun, 'documents:render': renderDocument };
+  const { allocateJob, renderJob } = await import('../src/core/jobs/catalog.ts');
+  // as the worker runs them: the payload checked by the job's declaration, then the operation
+  const ops: Record<string, (c: JobCtx, p: unknown) => Promise<unknown>> = {
+    [allocateJob.task]: (c, p) => allocateRun(c, allocateJob.payload.parse(p)),
+    [renderJob.task]: (c, p) => renderDocument(c, renderJob.payload.parse(p)),
+  };
   let ran = 0;
   for (;;) {
     const jobs = await sql<{ id: string; task: string; payload: unknown }[]>`

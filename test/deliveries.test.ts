@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { timesheetRendered } from '../src/core/billing/progress.ts';
 import { deliverTimesheet, deliveryAttemptFailed } from '../src/core/documents/deliver.ts';
-import { settleAbandonedDeliveries } from '../src/core/documents/stopped-deliveries.ts';
+import { settleAbandonedDeliveries } from '../src/core/documents/abandoned-deliveries.ts';
+import { deliverJob } from '../src/core/jobs/catalog.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
 import { SmtpMailer } from '../src/jobs/machinery/smtp-mailer.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -243,7 +244,9 @@ describe('a delivery', () => {
 
   it('refuses a payload that is not a delivery id', async () => {
     await expect(deliverTimesheet(jobCtx(), { deliveryId: 'nope' })).rejects.toThrow();
-    await expect(deliverTimesheet(jobCtx(), null)).rejects.toThrow();
+    // the worker checks the payload by the job's declaration before the operation runs (test/job-catalog.test.ts)
+    expect(deliverJob.payload.safeParse(null).success).toBe(false);
+    expect(deliverJob.payload.safeParse({ workspaceId: '00000000-0000-4000-8000-000000000000', deliveryId: 'nope' }).success).toBe(false);
   });
 });
 

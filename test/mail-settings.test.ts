@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSecretBox } from '../src/core/mail/secret-box.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { login, startTestApp, type CallResult, type SessionCookie, type TestApp } from './helpers/app.ts';
@@ -158,6 +159,7 @@ describe('mailbox settings', () => {
         mailer: { send: () => Promise.reject(new Error('none')) },
         mailFrom: 'Support <support@agency.test>',
         outbound: loopbackGuard,
+        secrets: loadSecretBox({ WT_SECRET_KEY: KEY, DATABASE_URL: app.db.url, DATA_DIR: '.data' }),
       },
       {
         pollInterval: 100,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { crontab, deleteOldJobHistory } from '../src/jobs/tasks.ts';
+import { crontab } from '../src/core/jobs/catalog.ts';
+import { deleteOldJobHistory } from '../src/core/jobs/retention.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
+import { allocateJob, pollJob } from '../src/core/jobs/catalog.ts';
 import { enqueue } from '../src/core/jobs/enqueue.ts';
+import { deleteFinishedQueuedJobs } from '../src/core/jobs/retention.ts';
 import { actOnFailed, actOnJob } from '../src/core/ops/job-actions.ts';
 import { jobDetail, searchJobs } from '../src/core/ops/job-search.ts';
 import { failedJobs, queueCounts } from '../src/core/ops/jobs.ts';
-import { deleteFinishedQueuedJobs } from '../src/jobs/tasks.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
@@ -52,18 +53,20 @@ function ctxOf(side: { ws: Workspace; admin: Person }): Ctx {
 }
 
 /** A job queued by the core for the workspace, then failed for good through graphile-worker's public function. */
-async function failedJob(ws: Workspace, key: string): Promise<string> {
-  await enqueue(db.sql, 'billing:allocate', { workspaceId: ws.id, runId: randomUUID() }, { jobKey: key, maxAttempts: 1 });
-  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${key}`;
+async function failedJob(ws: Workspace): Promise<string> {
+  // a job of one attempt (a mailbox poll), so failing it for good leaves attempts = max = 1
+  const payload = { workspaceId: ws.id, mailboxId: randomUUID() };
+  await enqueue(db.sql, pollJob, payload);
+  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${pollJob.key(payload)}`;
   await db.sql`select graphile_worker.permanently_fail_jobs(${[job!.id]}::bigint[], 'went wrong')`;
   return job!.id;
 }
 
 it('enqueue records the workspace and payload beside the job, and each workspace sees only its own failed jobs', async () => {
-  const jobA = await failedJob(a.ws, `scope-a-${randomUUID()}`);
-  const jobB = await failedJob(b.ws, `scope-b-${randomUUID()}`);
+  const jobA = await failedJob(a.ws);
+  const jobB = await failedJob(b.ws);
   expect(await db.sql`select workspace_id as "workspaceId", task from queued_jobs where job_id = ${jobA}::bigint`).toEqual([
-    { workspaceId: a.ws.id, task: 'billing:allocate' },
+    { workspaceId: a.ws.id, task: pollJob.task },
   ]);
 
   const seenByA = await failedJobs(ctxOf(a), {});
@@ -73,7 +76,7 @@ it('enqueue records the workspace and payload beside the job, and each workspace
   expect((await failedJobs(ctxOf(b), {})).jobs.map((j) => j.id)).toEqual([jobB]);
 
   // the payload is searchable by its own workspace only
-  const payloadText = (await db.sql<{ p: string }[]>`select payload->>'runId' as p from queued_jobs where job_id = ${jobB}::bigint`)[0]!.p;
+  const payloadText = (await db.sql<{ p: string }[]>`select payload->>'mailboxId' as p from queued_jobs where job_id = ${jobB}::bigint`)[0]!.p;
   expect((await searchJobs(ctxOf(b), { q: payloadText })).live.map((j) => j.id)).toEqual([jobB]);
   expect((await searchJobs(ctxOf(a), { q: payloadText })).live).toEqual([]);
   await expect(jobDetail(ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'not_found' });
@@ -108,9 +111,9 @@ it('a job queued by the crontab (no queued_jobs row) is the process’s: every w
 });
 
 it('history:cleanup forgets queued_jobs rows whose job is gone', async () => {
-  const key = `gone-${randomUUID()}`;
-  await enqueue(db.sql, 'billing:allocate', { workspaceId: a.ws.id, runId: randomUUID() }, { jobKey: key });
-  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${key}`;
+  const payload = { workspaceId: a.ws.id, runId: randomUUID() };
+  await enqueue(db.sql, allocateJob, payload);
+  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${allocateJob.key(payload)}`;
   // a worker that crashed after graphile-worker deleted the job, before the history wrapper forgot it
   await db.sql`select graphile_worker.complete_jobs(${[job!.id]}::bigint[])`;
   expect(await db.sql`select 1 from queued_jobs where job_id = ${job!.id}::bigint`).toHaveLength(1);

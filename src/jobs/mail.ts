@@ -1,34 +1,28 @@
 import { promises as dns } from 'node:dns';
-import type { JobHelpers, Task } from 'graphile-worker';
-import { loadConfig } from '../config.ts';
+import type { Task } from 'graphile-worker';
+import { crons, pollJob } from '../core/jobs/catalog.ts';
 import { pollMailbox } from '../core/mail/intake/poll.ts';
 import { schedulePolls } from '../core/mail/intake/schedule.ts';
-import { loadSecretBox, type SecretBox } from '../core/mail/secret-box.ts';
-import type { JobServices } from './billing.ts';
+import { cronTask, jobTask, type JobServices } from './declared.ts';
 import { connectImap } from './machinery/imap.ts';
 
 /**
  * The email intake's tasks: `mail:schedule` (on the crontab every minute) queues a `mail:poll`
- * per enabled mailbox; `mail:poll` reads one mailbox. The key that opens the stored passwords is
- * the process's, from the environment as `npm start` loads it (WT_SECRET_KEY, or the key file of
- * the embedded default), read when the first poll needs it.
+ * per enabled mailbox; `mail:poll` reads one mailbox through the worker's IMAP client, with
+ * the key that opens the stored passwords as the composition root passed it (src/main.ts).
  */
-export function mailTasks(services: JobServices, secrets: () => SecretBox | null = () => loadSecretBox(loadConfig())): Record<string, Task> {
-  const ctxOf = (helpers: JobHelpers) => ({ ...services, attempt: { number: helpers.job.attempts, max: helpers.job.max_attempts } });
+export function mailTasks(services: JobServices) {
   return {
-    'mail:schedule': async (payload, helpers) => {
-      await schedulePolls(ctxOf(helpers), payload);
-    },
-    'mail:poll': async (payload, helpers) => {
+    schedule: cronTask(crons.mailSchedule, services, async (ctx) => {
+      await schedulePolls(ctx);
+    }),
+    poll: jobTask(pollJob, services, (ctx, payload) =>
       // the senders' DKIM keys are looked up in the real DNS (the core asks through this one function)
-      await pollMailbox(ctxOf(helpers), payload, {
+      pollMailbox(ctx, payload, {
         connect: connectImap,
-        secrets: secrets(),
+        secrets: services.secrets ?? null,
         resolver: (name, rrtype) => dns.resolve(name, rrtype) as Promise<string[][] | string[]>,
-      });
-    },
-  };
+      }),
+    ),
+  } satisfies Record<string, Task>;
 }
-
-/** Every minute; graphile-worker schedules each tick once however many workers run the crontab. */
-export const mailCrontab = '* * * * * mail:schedule';

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import { defaultLiveness, WorkerLiveness, type LivenessOptions } from './liveness.ts';
-import type { JobServices } from './billing.ts';
-import { crontab, taskListFor } from './tasks.ts';
+import { crontab } from '../core/jobs/catalog.ts';
+import type { JobServices } from './declared.ts';
+import { taskListFor } from './tasks.ts';
 
 export interface StartedWorker {
   liveness: WorkerLiveness;

@@ -151,3 +151,8 @@ export async function sessionPrincipal(sql: Db, session: Session, slug: string):
     door: 'rest',
   };
 }
+
+/** The cron task `sessions:cleanup`: browser sessions that expired more than a day ago. */
+export async function deleteExpiredSessions(sql: Db): Promise<number> {
+  return (await sql`delete from sessions where expires_at < now() - interval '1 day'`).count;
+}

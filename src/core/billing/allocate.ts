@@ -1,15 +1,10 @@
-import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
+import { renderJob } from '../jobs/catalog.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import type { DocumentFormat } from '../documents/timesheet-model.ts';
 import { lockBilling } from './lock.ts';
 import { qualifyingEntriesSql } from './qualifying.ts';
-
-export const allocatePayload = z.object({ runId: z.uuid() });
-
-/** Attempts of a render job before its run is marked failed. */
-export const RENDER_MAX_ATTEMPTS = 5;
 
 /**
  * The `billing:allocate` job: decides a run's entry set and its timesheets, in ONE transaction
@@ -23,8 +18,7 @@ export const RENDER_MAX_ATTEMPTS = 5;
  *    number is taken only by the transaction that commits its timesheet, so none is ever burned.
  * 3. A `documents:render` job per timesheet and format; the run moves to `rendering`.
  */
-export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
-  const { runId } = allocatePayload.parse(payload);
+export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Promise<JobRefs> {
   await jobTx(ctx, async (ctx) => {
     const { sql } = ctx;
     const [run] = await sql<{ workspaceId: string; status: string; periodId: string; periodStart: string; periodEnd: string }[]>`
@@ -55,12 +49,7 @@ export async function allocateRun(ctx: JobCtx, payload: unknown): Promise<JobRef
 
     for (const sheetId of sheets) {
       for (const format of formats) {
-        await enqueue(
-          sql,
-          'documents:render',
-          { workspaceId: run.workspaceId, timesheetId: sheetId, format },
-          { jobKey: `documents:render:${sheetId}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
-        );
+        await enqueue(sql, renderJob, { workspaceId: run.workspaceId, timesheetId: sheetId, format });
       }
     }
     await sql`update billing_runs set status = 'rendering', allocated_at = ${ctx.now()} where id = ${runId}`;

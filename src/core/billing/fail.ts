@@ -5,11 +5,11 @@ import type { Db } from '../../db/connect.ts';
  * The payload names the run (allocation) or a timesheet of it (render). A voided or completed
  * run is left as it is.
  */
-export async function failRun(sql: Db, payload: unknown, error: string): Promise<void> {
-  const p = (payload ?? {}) as { runId?: unknown; timesheetId?: unknown };
-  const uuid = (v: unknown) => (typeof v === 'string' && /^[0-9a-f-]{36}$/i.test(v) ? v : null);
+export async function failRun(sql: Db, served: { runId: string } | { timesheetId: string }, error: string): Promise<void> {
+  const runId = 'runId' in served ? served.runId : null;
+  const timesheetId = 'timesheetId' in served ? served.timesheetId : null;
   await sql`
     update billing_runs set status = 'failed', error = ${error.slice(0, 2000)}
-    where id = coalesce(${uuid(p.runId)}::uuid, (select run_id from timesheets where id = ${uuid(p.timesheetId)}::uuid))
+    where id = coalesce(${runId}::uuid, (select run_id from timesheets where id = ${timesheetId}::uuid))
       and status in ('allocating', 'rendering', 'delivering')`;
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
+import { allocateJob } from '../jobs/catalog.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { lockBilling } from './lock.ts';
 import { lineTotalsSql, presentRun, type BillingRun, type LineTotals } from './present.ts';
@@ -12,9 +13,6 @@ export const startRunInput = z.object({
   periodId: z.uuid().describe('The closed period to bill (uuid).'),
   dryRun: z.boolean().optional().describe('Preview the allocation and write nothing.'),
 });
-
-/** Attempts of the allocation job before the run is marked failed. */
-export const ALLOCATE_MAX_ATTEMPTS = 5;
 
 export interface PreviewProject extends LineTotals {
   projectId: string;
@@ -66,12 +64,7 @@ export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | R
     const [run] = await sql<{ id: string }[]>`
       insert into billing_runs (workspace_id, period_id, status, created_by, created_at)
       values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
-    await enqueue(
-      sql,
-      'billing:allocate',
-      { workspaceId: p.workspaceId, runId: run!.id },
-      { jobKey: `billing:allocate:${run!.id}`, maxAttempts: ALLOCATE_MAX_ATTEMPTS },
-    );
+    await enqueue(sql, allocateJob, { workspaceId: p.workspaceId, runId: run!.id });
     return presentRun(sql, p.workspaceId, run!.id);
   });
 }

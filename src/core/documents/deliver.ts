@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { isLastAttempt, jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
 import { firstAddress, singleAddress } from '../mail/address.ts';
@@ -8,8 +7,6 @@ import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
 import { finishDelivery, mayHaveLeft, settleStopped, STOPPED_AFTER_DATA, type FinalState } from './stopped-deliveries.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
-
-export const deliverPayload = z.object({ deliveryId: z.uuid() });
 
 interface DeliveryRow {
   state: string;
@@ -45,10 +42,9 @@ type Claim =
  * sent again with the same Message-ID. The outcome is recorded in a second transaction with the
  * run's progress, by the attempt that still holds the mark. A temporary refusal keeps the
  * delivery `pending` and throws, so graphile-worker retries with backoff, until the last attempt
- * records `failed`. A job that cannot run again is settled by stopped-deliveries.ts.
+ * records `failed`. A job that cannot run again is settled by abandoned-deliveries.ts.
  */
-export async function deliverTimesheet(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
-  const { deliveryId } = deliverPayload.parse(payload);
+export async function deliverTimesheet(ctx: JobCtx, { deliveryId }: { deliveryId: string }): Promise<JobRefs> {
   const final = isLastAttempt(ctx);
   const claim = await jobTx(ctx, (ctx) => claimDelivery(ctx, deliveryId, final));
   if (claim.kind === 'wait') throw new Error('The timesheet was superseded (a redaction) and its new version is not rendered yet; retrying later.');
@@ -86,11 +82,10 @@ export async function deliverTimesheet(ctx: JobCtx, payload: unknown): Promise<J
  * Called by the job adapter when an attempt throws: on the last attempt the delivery is settled
  * at once by how far the attempt got (its job will not run again), rather than by the sweep.
  */
-export async function deliveryAttemptFailed(ctx: JobCtx, payload: unknown, error: string): Promise<void> {
-  const parsed = deliverPayload.safeParse(payload);
-  if (!parsed.success || !isLastAttempt(ctx)) return;
+export async function deliveryAttemptFailed(ctx: JobCtx, { deliveryId }: { deliveryId: string }, error: string): Promise<void> {
+  if (!isLastAttempt(ctx)) return;
   const why = `The delivery job's last attempt failed (${error})`;
-  await jobTx(ctx, (ctx) => settleStopped(ctx.sql, parsed.data.deliveryId, why, ctx.now()));
+  await jobTx(ctx, (ctx) => settleStopped(ctx.sql, deliveryId, why, ctx.now()));
 }
 
 /**

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { timesheetRendered } from '../billing/progress.ts';
 import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
 import { loadTimesheet } from './load-timesheet.ts';
 import { renderCsv } from './render/csv.ts';
 import { renderHtml } from './render/html.ts';
 import type { DocumentFormat, TimesheetModel } from './timesheet-model.ts';
-
-export const renderPayload = z.object({ timesheetId: z.uuid(), format: z.enum(['html', 'csv', 'pdf']) });
 
 /**
  * The `documents:render` job: writes one document (a timesheet in one format). Idempotent: a
@@ -16,8 +13,7 @@ export const renderPayload = z.object({ timesheetId: z.uuid(), format: z.enum(['
  * single row. The bytes are made outside the transaction (a pdf takes a browser), then written
  * with the run's progress in one transaction, under the run's row lock (serialised with a void).
  */
-export async function renderDocument(ctx: JobCtx, payload: unknown): Promise<JobRefs> {
-  const { timesheetId, format } = renderPayload.parse(payload);
+export async function renderDocument(ctx: JobCtx, { timesheetId, format }: { timesheetId: string; format: DocumentFormat }): Promise<JobRefs> {
   const written = () =>
     ctx.sql<{ documentId: string; runId: string }[]>`
       select id as "documentId", run_id as "runId" from documents where timesheet_id = ${timesheetId} and format = ${format}`;

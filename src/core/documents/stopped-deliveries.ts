@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.ts';
-import { advanceRun } from '../billing/progress.ts';
+import { advanceRun } from '../billing/advance.ts';
 import type { SendStep } from '../mail/mailer.ts';
 
 export type FinalState = 'sent' | 'failed' | 'skipped' | 'unknown';
@@ -42,36 +42,4 @@ export async function settleStopped(sql: Db, deliveryId: string, why: string, no
       : ['failed', `${why}; the message was not sent${d.detail ? ` (last reply: ${d.detail})` : ''}.`];
   await finishDelivery(sql, deliveryId, d.runId, state, detail.slice(0, 2000), now);
   return true;
-}
-
-/** A job that can still run: one with attempts left (waiting, or running), or one running now, its last attempt included. */
-const liveJob = (sql: Db, deliveryId: string) => sql`
-  select 1 from graphile_worker.jobs j
-  where j.key = ${`documents:deliver:${deliveryId}`} and (j.attempts < j.max_attempts or j.locked_at is not null)`;
-
-/**
- * The `deliveries:sweep` cron task: settles every pending delivery whose job can no longer run —
- * gone (cancelled by an operator), or out of attempts and not running (a worker killed during the
- * last attempt: graphile-worker never runs a job again once attempts reach max_attempts, and the
- * liveness sweep unlocks a dead worker's jobs after 30 s). Each one is checked again under its row
- * lock in a transaction of its own (a resend may have queued a new job meanwhile), and settled by
- * settleStopped, which also moves its run along. Answers how many it settled.
- */
-export async function settleAbandonedDeliveries(sql: Db, now: Date): Promise<number> {
-  const candidates = await sql<{ id: string }[]>`
-    select dd.id from document_deliveries dd
-    where dd.state = 'pending'
-      and not exists (select 1 from graphile_worker.jobs j
-                      where j.key = 'documents:deliver:' || dd.id and (j.attempts < j.max_attempts or j.locked_at is not null))`;
-  let settled = 0;
-  for (const { id } of candidates) {
-    const done = await sql.begin(async (t) => {
-      const tx = t as unknown as Db;
-      const [pending] = await tx`select 1 from document_deliveries where id = ${id} and state = 'pending' for update skip locked`;
-      if (!pending || (await liveJob(tx, id)).length > 0) return false;
-      return settleStopped(tx, id, 'The delivery job stopped and cannot run again', now);
-    });
-    if (done) settled++;
-  }
-  return settled;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.ts';
-import { RENDER_MAX_ATTEMPTS } from '../billing/allocate.ts';
+import { renderJob } from '../jobs/catalog.ts';
 import { enqueue } from '../jobs/enqueue.ts';
+import type { DocumentFormat } from './timesheet-model.ts';
 
 /**
  * After a ticket's content was redacted (in the same transaction): every current timesheet that
@@ -10,7 +11,7 @@ import { enqueue } from '../jobs/enqueue.ts';
  * marked `redacted`. Returns how many runs were affected.
  */
 export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Promise<number> {
-  const sheets = await sql<{ id: string; runId: string; workspaceId: string; formats: string[] }[]>`
+  const sheets = await sql<{ id: string; runId: string; workspaceId: string; formats: DocumentFormat[] }[]>`
     insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, supersedes_id)
     select s.workspace_id, s.run_id, s.client_id, s.project_id, s.scope, s.number, s.version + 1, s.formats, s.id
     from timesheets s join billing_runs r on r.id = s.run_id
@@ -25,12 +26,7 @@ export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Pro
     from timesheets s where s.id = any(${sheets.map((s) => s.id)}::uuid[]) and d.timesheet_id = s.supersedes_id`;
   for (const sheet of sheets) {
     for (const format of sheet.formats) {
-      await enqueue(
-        sql,
-        'documents:render',
-        { workspaceId: sheet.workspaceId, timesheetId: sheet.id, format },
-        { jobKey: `documents:render:${sheet.id}:${format}`, maxAttempts: RENDER_MAX_ATTEMPTS },
-      );
+      await enqueue(sql, renderJob, { workspaceId: sheet.workspaceId, timesheetId: sheet.id, format });
     }
   }
   return new Set(sheets.map((s) => s.runId)).size;

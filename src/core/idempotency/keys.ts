@@ -133,3 +133,8 @@ async function replay(sql: Db, claim: IdempotencyClaim): Promise<IdempotentOutco
   if (!row!.fingerprint.equals(claim.fingerprint)) throw idempotencyMismatch();
   return { response: { status: row!.status, body: row!.body, headers: row!.headers }, replayed: true };
 }
+
+/** The cron task `limits:cleanup` (with the rate-limit counters'): idempotency keys past their 24 hours. */
+export async function deleteExpiredIdempotencyKeys(sql: Db): Promise<number> {
+  return (await sql`delete from idempotency_keys where expires_at < now()`).count;
+}

@@ -55,3 +55,8 @@ export const isLimitReached = (e: unknown): e is RateLimiterRes => e instanceof 
 
 /** Whole seconds until a window ends, at least 1 (for Retry-After and RateLimit-Reset). */
 export const secondsUntil = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** The cron task `limits:cleanup` (with the idempotency keys'): rate-limit counters whose window ended. */
+export async function deleteExpiredCounters(sql: Db): Promise<number> {
+  return (await sql`delete from rate_limits where expire < (extract(epoch from now()) * 1000)::bigint`).count;
+}

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { startRun, type RunPreview } from '../billing/start.ts';
 import { getRun } from '../billing/list.ts';
-import { advanceRun } from '../billing/progress.ts';
+import { advanceRun } from '../billing/advance.ts';
+import { renderJob } from '../jobs/catalog.ts';
 import type { BillingRun } from '../billing/present.ts';
 import { voidRun } from '../billing/void.ts';
 import { tx, type Ctx } from '../ctx.ts';
@@ -49,7 +50,7 @@ export async function runDocuments(ctx: Ctx, raw: unknown): Promise<{ run: Billi
     select d.id, d.number, c.name as "clientName", pr.name as "projectName", d.format, d.version, d.voided, d.redacted,
            d.checksum, d.bytes, d.created_at as "createdAt",
            (select h.duration_ms from job_history h
-            where h.timesheet_id = d.timesheet_id and h.task = 'documents:render' and h.outcome = 'succeeded'
+            where h.timesheet_id = d.timesheet_id and h.task = ${renderJob.task} and h.outcome = 'succeeded'
             order by h.id desc limit 1) as "renderMs",
            coalesce((select json_agg(json_build_object('id', dd.id, 'email', dd.email, 'state', dd.state, 'detail', dd.detail,
                                                        'attempts', dd.attempts, 'attemptedAt', dd.attempted_at) order by dd.created_at, dd.id)

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict } from '../errors.ts';
+import { cronNamed } from '../jobs/catalog.ts';
 import { parseInput } from '../validation.ts';
 import { audited } from './audit.ts';
 import { failedWhere, inWorkspace, JOBS, parseFailedFilter, type FailedFilter } from './jobs.ts';
@@ -99,12 +100,13 @@ export async function forceUnlock(ctx: Ctx, raw: unknown): Promise<void> {
 
 const runNowInput = z.object({ task: z.string().min(1).max(200).describe('A task of the crontab.') });
 
-/** "Run now" for a crontab task: one job queued at once, as the crontab would queue it. */
-export async function runCronNow(ctx: Ctx, raw: unknown, crontabTasks: readonly string[]): Promise<void> {
+/** "Run now" for a crontab task (one declared in src/core/jobs/catalog.ts): one job queued at once, as the crontab would queue it. */
+export async function runCronNow(ctx: Ctx, raw: unknown): Promise<void> {
   const { task } = parseInput(runNowInput, raw);
   await audited(ctx, 'cron.run_now', `task ${task}`, async () => {
     authorize(ctx, 'ops.act');
-    if (!crontabTasks.includes(task)) throw conflict('not_a_cron_task', undefined, 'That task is not on the crontab.');
-    await ctx.sql`select graphile_worker.add_job(${task}, '{}'::json)`;
+    const cron = cronNamed(task);
+    if (!cron) throw conflict('not_a_cron_task', undefined, 'That task is not on the crontab.');
+    await ctx.sql`select graphile_worker.add_job(${cron.task}, '{}'::json)`;
   });
 }

@@ -3,7 +3,6 @@ import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/op
 import { countFailed, failedJobs, parseFailedFilter, queueCounts, runningJobs } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
 import { crontabItems } from '../crontab.ts';
-import { parseCrontab } from 'graphile-worker';
 import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
 import { age, html, ms, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
@@ -265,11 +264,7 @@ export const jobPages: OpsRoute[] = [
     method: 'POST',
     path: '/jobs/cron/run',
     handler: async (r) => {
-      await runCronNow(
-        r.ctx,
-        { task: r.body.task },
-        parseCrontab(r.options.crontab).map((c) => c.task),
-      );
+      await runCronNow(r.ctx, { task: r.body.task });
       return { redirect: withMessage('/ops/jobs', 'msg', `${r.body.task} queued.`) };
     },
   },

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Db } from '../../../db/connect.ts';
 import { storableText } from '../../input.ts';
 import { step, type JobCtx } from '../../jobs/ctx.ts';
@@ -11,8 +10,6 @@ import { DEFAULT_LIMITS, type IntakeLimits } from './parse.ts';
 import { passwordContext } from './present.ts';
 import type { TrustSettings } from './trust.ts';
 import { noDns, type DnsResolver } from './verify.ts';
-
-export const pollPayload = z.object({ mailboxId: z.uuid() });
 
 /** UIDs whose size and date are asked for in one FETCH. */
 const META_CHUNK = 200;
@@ -71,8 +68,7 @@ let warnedUnguarded = false;
  * position advances. A failure ends the poll with `lastError` recorded and nothing thrown, so the
  * next minute's poll (same job key) tries again; only a database that cannot record it throws.
  */
-export async function pollMailbox(ctx: JobCtx, payload: unknown, opts: PollOptions): Promise<PollResult> {
-  const { mailboxId } = pollPayload.parse(payload);
+export async function pollMailbox(ctx: JobCtx, { mailboxId }: { mailboxId: string }, opts: PollOptions): Promise<PollResult> {
   const mb = await loadForPoll(ctx.sql, mailboxId.toLowerCase());
   if (!mb?.enabled) return { mailboxId, status: 'skipped' };
   if (!replyParserGuarded && !warnedUnguarded) {

@@ -3,6 +3,7 @@ import { authorize } from '../../access/authorize.ts';
 import { tx, type Ctx } from '../../ctx.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { jobTx, type JobCtx } from '../../jobs/ctx.ts';
+import { pollJob } from '../../jobs/catalog.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 
 /**
@@ -14,16 +15,16 @@ import { enqueue } from '../../jobs/enqueue.ts';
  * such a job is put back to run now, as a fresh one.
  */
 export async function enqueuePoll(sql: Db, mailbox: { id: string; workspaceId: string }): Promise<void> {
-  const mailboxId = mailbox.id;
-  const jobKey = `mail:poll:${mailboxId}`;
-  await enqueue(sql, 'mail:poll', { workspaceId: mailbox.workspaceId, mailboxId }, { jobKey, queueName: `mailbox:${mailboxId}`, maxAttempts: 1 });
+  const payload = { workspaceId: mailbox.workspaceId, mailboxId: mailbox.id };
+  await enqueue(sql, pollJob, payload);
+  const jobKey = pollJob.key(payload);
   await sql`
     select graphile_worker.reschedule_jobs(array(select j.id from graphile_worker.jobs j where j.key = ${jobKey} and j.locked_at is null and j.attempts > 0),
                                            run_at => now(), attempts => 0)`;
 }
 
 /** The `mail:schedule` job, on the crontab every minute: a poll for every enabled mailbox. */
-export async function schedulePolls(ctx: JobCtx, _payload: unknown): Promise<{ queued: number }> {
+export async function schedulePolls(ctx: JobCtx): Promise<{ queued: number }> {
   return jobTx(ctx, async ({ sql }) => {
     const rows = await sql<{ id: string; workspaceId: string }[]>`select id, workspace_id as "workspaceId" from mailboxes where enabled order by id`;
     for (const r of rows) await enqueuePoll(sql, r);
