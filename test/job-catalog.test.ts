@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocateJob, crontab, crons, jobs, pollJob } from '../src/core/jobs/catalog.ts';
 import { enqueue } from '../src/core/jobs/enqueue.ts';
 import type { Db } from '../src/db/connect.ts';
-import type { JobServices } from '../src/jobs/declared.ts';
+import { jobTask, type JobServices } from '../src/jobs/declared.ts';
 import { taskListFor } from '../src/jobs/tasks.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
-import { makeWorkspace, type Workspace } from './helpers/factories.ts';
+import { makeBillingRun, makePeriod, makeWorkspace, type Workspace } from './helpers/factories.ts';
 
 /**
  * Issue 21, declared jobs: every job and crontab task is declared once (src/core/jobs/catalog.ts);
@@ -95,8 +95,8 @@ describe('declared jobs at work', () => {
     mailer: { send: () => Promise.reject(new Error('no mail is sent here')) },
     mailFrom: 'Support <support@agency.test>',
   });
-  const helpersFor = (task: string, id: string) =>
-    ({ job: { id, task_identifier: task, key: null, attempts: 1, max_attempts: 1, locked_by: 'job-catalog-test' } }) as unknown as JobHelpers;
+  const helpersFor = (task: string, id: string, attempts = 1, max = 1) =>
+    ({ job: { id, task_identifier: task, key: null, attempts, max_attempts: max, locked_by: 'job-catalog-test' } }) as unknown as JobHelpers;
 
   it('enqueue takes the declaration: key, queue and attempts come from it, the workspace is recorded from the payload', async () => {
     const payload = { workspaceId: ws.id, mailboxId: randomUUID() };
@@ -138,5 +138,20 @@ describe('declared jobs at work', () => {
     const [row] = await db.sql<{ outcome: string; workspace: string }[]>`
       select outcome, workspace_id as workspace from job_history where job_id = ${id} and task = ${pollJob.task}`;
     expect(row).toEqual({ outcome: 'succeeded', workspace: ws.id });
+  });
+
+  it('the declared final-attempt rule runs when the last attempt throws, not before (billing:allocate: the run is failed)', async () => {
+    const period = await makePeriod(db.sql, ws, { start: '2026-01-01', end: '2026-01-31', closed: true });
+    const run = await makeBillingRun(db.sql, ws, { periodId: period.id, status: 'allocating' });
+    const failing = jobTask(allocateJob, services(), () => Promise.reject(new Error('allocation broke')));
+    const payload = { workspaceId: ws.id, runId: run.id };
+    const status = async () => (await db.sql<{ status: string; error: string | null }[]>`select status, error from billing_runs where id = ${run.id}`)[0];
+
+    await expect(failing(payload, helpersFor(allocateJob.task, String(Date.now() + 2), 1, allocateJob.maxAttempts))).rejects.toThrow('allocation broke');
+    expect(await status()).toEqual({ status: 'allocating', error: null });
+    await expect(failing(payload, helpersFor(allocateJob.task, String(Date.now() + 3), allocateJob.maxAttempts, allocateJob.maxAttempts))).rejects.toThrow(
+      'allocation broke',
+    );
+    expect(await status()).toEqual({ status: 'failed', error: 'allocation broke' });
   });
 });
