@@ -4,7 +4,7 @@ import { ACTIONS, type Action } from '../src/core/access/actions.ts';
 import { buildOpenApi, openApiPath } from '../src/http/openapi/document.ts';
 import { TOOL_OF_ACTION } from '../src/http/openapi/operation-ids.ts';
 import { API_VERSION } from '../src/http/openapi/version.ts';
-import { ROUTE_TABLE } from '../src/http/routes/index.ts';
+import { REST_API, ROUTE_TABLE } from '../src/http/routes/index.ts';
 import { allTools } from '../src/mcp/registry.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { makeToken, makeUser, makeWorkspace } from './helpers/factories.ts';
@@ -13,7 +13,7 @@ import { checkedRoutes } from './helpers/openapi-check.ts';
 type Op = { operationId: string; security: unknown[]; responses: Record<string, unknown>; 'x-session-only'?: boolean; tags: string[] };
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Op>> };
 
-const doc = buildOpenApi() as Doc;
+const doc = buildOpenApi(REST_API) as Doc;
 let app: TestApp;
 
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTIONS } from '../src/core/access/actions.ts';
 import { isAction, type RouteDef } from '../src/http/route-table.ts';
-import { ROUTE_TABLE, WORKSPACE_PREFIX } from '../src/http/routes/index.ts';
+import { WORKSPACE_PREFIX } from '../src/http/route-table.ts';
+import { ROUTE_TABLE } from '../src/http/routes/index.ts';
 import { TABLE, type Gate } from './authz/table.ts';
 import { appRoutes } from './fuzz/routes.ts';
 

@@ -3,8 +3,8 @@ import { Router } from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps, AppState } from './context.ts';
 import { bodyParseError } from './middleware/input.ts';
-import { routerOf } from './route-table.ts';
-import { rootGroups, WORKSPACE_PREFIX, workspaceGroups } from './routes/index.ts';
+import { routerOf, WORKSPACE_PREFIX } from './route-table.ts';
+import { rootGroups, workspaceGroups } from './routes/index.ts';
 
 const JSON_LIMIT = '1mb';
 

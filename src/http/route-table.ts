@@ -60,10 +60,43 @@ export function defineRoute<P extends z.ZodType = z.ZodType<Record<string, never
   return route as RouteDef;
 }
 
-/** A routes file's routes, mounted on one router, with an optional prefix. */
+/** A tag of the OpenAPI document: one subject of the API. */
+export interface ApiTag {
+  name: string;
+  description: string;
+}
+
+/** A routes file's routes, mounted on one router, with an optional prefix and the tag they are documented under. */
 export interface RouteGroup {
   prefix?: string;
   routes: RouteDef[];
+  tag: string;
+}
+
+/** Where the workspace areas are mounted. */
+export const WORKSPACE_PREFIX = '/api/w/:slug';
+
+/** One REST route with its full router path (`/api/w/:slug/tickets/:ref`) and its group's tag. */
+export interface TableRoute {
+  key: string;
+  method: string;
+  path: string;
+  tag: string;
+  route: RouteDef;
+}
+
+/** The REST API as the OpenAPI document describes it: every route, and the tags in the document's order. */
+export interface RestApi {
+  routes: TableRoute[];
+  tags: ApiTag[];
+}
+
+/** The groups' routes, flattened: the root groups at their prefix, the workspace groups under WORKSPACE_PREFIX. */
+export function routeTable(root: RouteGroup[], workspace: RouteGroup[]): TableRoute[] {
+  return [
+    ...root.flatMap((g) => g.routes.map((route) => ({ route, tag: g.tag, path: `${g.prefix ?? ''}${route.path}` }))),
+    ...workspace.flatMap((g) => g.routes.map((route) => ({ route, tag: g.tag, path: `${WORKSPACE_PREFIX}${route.path}` }))),
+  ].map(({ route, tag, path }) => ({ key: `${route.method} ${path}`, method: route.method, path, tag, route }));
 }
 
 /**

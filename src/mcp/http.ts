@@ -1,6 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Router, type RouterContext } from '@koa/router';
+import { Router } from '@koa/router';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
@@ -11,16 +11,11 @@ import { clockOf, makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
 import type { Services } from '../core/services.ts';
+import type { McpContext, McpState } from './context.ts';
 import { parseOptions, type McpOptions } from './options.ts';
 import { limitMcpRequest } from './limits.ts';
 import { buildMcpServer } from './server.ts';
 import { guardRequests, invalidMessage, parseError, rpcError, type RpcError } from './wire.ts';
-
-/** What the MCP route keeps on a request (the composed app's state holds at least this). */
-export interface McpState {
-  requestId: string;
-}
-export type McpContext = RouterContext<McpState>;
 
 function answer(ctx: McpContext, status: number, body: RpcError) {
   ctx.status = status;

@@ -1,16 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Ctx } from '../core/ctx.ts';
-import { fingerprintOf, idempotencyKeySchema, runIdempotent } from '../core/idempotency/keys.ts';
-import type { ToolDef } from './tool.ts';
+import { fingerprintOf, runIdempotent } from '../core/idempotency/keys.ts';
 
 /** Codes of results that are failures of ours, not answers: never stored, so a retry runs again. */
 const SERVER_FAILURES = new Set(['internal', 'unavailable']);
-
-/** Every write tool takes the optional `idempotencyKey` argument (REST's Idempotency-Key header). */
-export function withIdempotencyKey(def: ToolDef): ToolDef {
-  if (!def.writes) return def;
-  return { ...def, input: (surface) => def.input(surface).safeExtend({ idempotencyKey: idempotencyKeySchema.optional() }) };
-}
 
 /**
  * Runs a write tool call at most once per token and key, through the same core mechanism as REST:

@@ -2,7 +2,7 @@ import type { Principal } from '../core/auth/principal.ts';
 import { isAppError } from '../core/errors.ts';
 import type { RequestKind } from '../core/limits/token-limits.ts';
 import type { Services } from '../core/services.ts';
-import type { McpContext } from './http.ts';
+import type { McpContext } from './context.ts';
 import { allTools } from './registry.ts';
 import { errorResult } from './tool.ts';
 import { rpcError } from './wire.ts';

@@ -8,7 +8,8 @@ import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { assertCleanInput } from '../core/input.ts';
 import { toAppError } from '../core/failures.ts';
-import { runToolOnce, withIdempotencyKey } from './idempotent.ts';
+import { idempotencyKeySchema } from '../core/idempotency/keys.ts';
+import { runToolOnce } from './idempotent.ts';
 import { summaryText } from './shapes.ts';
 
 export const toolsets = ['tickets', 'board', 'time', 'documents', 'context', 'workflow'] as const;
@@ -138,4 +139,10 @@ export async function runTool(
     logError?.(err, tool.name);
     return internalResult();
   }
+}
+
+/** Every write tool takes the optional `idempotencyKey` argument (REST's Idempotency-Key header). */
+function withIdempotencyKey(def: ToolDef): ToolDef {
+  if (!def.writes) return def;
+  return { ...def, input: (surface) => def.input(surface).safeExtend({ idempotencyKey: idempotencyKeySchema.optional() }) };
 }

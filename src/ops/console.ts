@@ -8,7 +8,7 @@ import { assertCsrf } from '../core/auth/csrf.ts';
 import { isSameOriginPost } from '../core/auth/origin.ts';
 import type { Principal } from '../core/auth/principal.ts';
 import { findSession, login, logout, reauthenticate, type Session } from '../core/auth/sessions.ts';
-import { clockOf, makeCtx, type Ctx } from '../core/ctx.ts';
+import { clockOf, makeCtx } from '../core/ctx.ts';
 import { toAppError } from '../core/failures.ts';
 import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
@@ -19,41 +19,10 @@ import { jobPages } from './pages/jobs.ts';
 import { loginPage } from './pages/login.ts';
 import { operatorPages } from './pages/operators.ts';
 import { otherPages } from './pages/other.ts';
+import { withMessage, type Answer, type ConsoleOptions, type Handler, type OpsRequest } from './route.ts';
 
 /** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
 const SESSION_COOKIE = 'wt_session';
-
-export interface ConsoleOptions {
-  /** The process's crontab (graphile-worker format), for the crontab view and "run now". */
-  crontab: string;
-  /** The local SMTP catcher's folder; null when mail goes to a real SMTP server. */
-  outboxDir: string | null;
-}
-
-/** What a console page handler gets: the core context of the signed-in operator and the request. */
-export interface OpsRequest {
-  ctx: Ctx;
-  principal: Principal;
-  csrf: string;
-  /** Owner or Admin: action buttons are shown. */
-  canAct: boolean;
-  query: Record<string, string>;
-  body: Record<string, string>;
-  params: Record<string, string>;
-  path: string;
-  options: ConsoleOptions;
-  /** Re-authenticates the session with the password a destructive form asked for, in the page (the ten-minute window). */
-  reauth: (password: string) => Promise<void>;
-}
-
-/** A page answer: HTML, or a redirect after a form post (303, so a reload does not post again). */
-export type Answer = { page: string; status?: number } | { redirect: string };
-export type Handler = (r: OpsRequest) => Promise<Answer>;
-export interface OpsRoute {
-  method: 'GET' | 'POST';
-  path: string;
-  handler: Handler;
-}
 
 const STATIC = Object.fromEntries(['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))])) as Record<string, Buffer>;
 
@@ -213,11 +182,4 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       send(ctx, { page: errorPage(404, 'Not found', 'There is no such page in the console.'), status: 404 });
     }
   };
-}
-
-/** `path` with a notice or error message for the page it leads to. */
-export function withMessage(path: string, kind: 'msg' | 'err', message: string): string {
-  const u = new URL(path, 'http://x');
-  u.searchParams.set(kind, message);
-  return u.pathname + u.search;
 }

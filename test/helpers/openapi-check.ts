@@ -1,7 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { buildOpenApi, openApiPath } from '../../src/http/openapi/document.ts';
-import { ROUTE_TABLE, type TableRoute } from '../../src/http/routes/index.ts';
+import type { TableRoute } from '../../src/http/route-table.ts';
+import { REST_API, ROUTE_TABLE } from '../../src/http/routes/index.ts';
 
 /**
  * The response-validation hook of the HTTP tests (issue 15): every JSON response `call()` receives
@@ -10,7 +11,7 @@ import { ROUTE_TABLE, type TableRoute } from '../../src/http/routes/index.ts';
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const doc = buildOpenApi({ closed: true }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+const doc = buildOpenApi(REST_API, { closed: true }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 ajv.addSchema(doc, 'openapi.json');
 

@@ -1,19 +1,15 @@
 import { z } from 'zod';
 import { ACTIONS, type Requirement } from '../../core/access/actions.ts';
-import { isAction, type ResponseBody, type RouteDef, type RouteOutput } from '../route-table.ts';
-import { ROUTE_TABLE, WORKSPACE_PREFIX, type TableRoute } from '../routes/index.ts';
+import { isAction, WORKSPACE_PREFIX, type ResponseBody, type RestApi, type RouteDef, type RouteOutput, type TableRoute } from '../route-table.ts';
 import { API_VERSION } from './version.ts';
 import { SchemaComponents, type Json } from './json-schema.ts';
 import { OPERATION_ID_OF_ROUTE, operationIdOfAction, TOOL_OF_ACTION } from './operation-ids.ts';
 import { credentialReasons, INPUT_REASONS, pathReasons, placesTicket, ROUTE_REASONS, writeReadsCookie, type Reasons } from './reasons.ts';
-import { tagOf, tags } from './tags.ts';
 import { errorResponses } from './errors.ts';
 
 export interface DocumentOptions {
   /** Responses closed (`additionalProperties: false`): the test suite's variant, which fails on an undocumented field. */
   closed?: boolean;
-  /** Route table to describe; the app's own by default. */
-  routes?: TableRoute[];
 }
 
 /** `/api/w/:slug/tickets/:ref` -> `/api/w/{slug}/tickets/{ref}`. */
@@ -26,11 +22,11 @@ const SLUG = { name: 'slug', in: 'path', required: true, description: "The works
  * (security, session-only, 403 reasons), its input schemas (parameters and body, with their
  * limits), its output schemas (success responses) and the contract's reasons (error responses).
  */
-export function buildOpenApi(opts: DocumentOptions = {}): Json {
+export function buildOpenApi(api: RestApi, opts: DocumentOptions = {}): Json {
   const components = new SchemaComponents();
   const paths: Record<string, Json> = {};
   const taken = new Set<string>();
-  for (const r of opts.routes ?? ROUTE_TABLE) {
+  for (const r of api.routes) {
     const item = (paths[openApiPath(r.path)] ??= {});
     const op = operation(r, components, opts.closed ?? false);
     // a second route of one action (PUT and DELETE /mailbox) keeps the name, told apart by its method
@@ -49,7 +45,7 @@ export function buildOpenApi(opts: DocumentOptions = {}): Json {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This installation.' }],
-    tags: tags(),
+    tags: api.tags,
     paths,
     components: {
       schemas: { ...components.schemas, ...errorComponents() },
@@ -97,7 +93,7 @@ function operation(r: TableRoute, components: SchemaComponents, closed: boolean)
   const sessionOnly = route.action === 'cookie' || !!requirement?.session || !!requirement?.reauth;
   const op: Json = {
     operationId: operationIdOf(r),
-    tags: [tagOf(route)],
+    tags: [r.tag],
     summary: summaryOf(r, requirement, sessionOnly),
     security: securityOf(route, requirement, sessionOnly),
     ...(sessionOnly ? { 'x-session-only': true } : {}),

@@ -1,4 +1,5 @@
-import type { RouteGroup } from '../route-table.ts';
+import { buildOpenApi } from '../openapi/document.ts';
+import { routeTable, type ApiTag, type RestApi, type RouteGroup, type TableRoute } from '../route-table.ts';
 import { banksRoutes } from './banks.ts';
 import { billingRoutes } from './billing.ts';
 import { boardRoutes } from './board.ts';
@@ -17,43 +18,58 @@ import { timeRoutes } from './time.ts';
 import { workspaceRoutes } from './workspace.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
+/** The OpenAPI document's tags, in its order: one per subject; each route group below names its own. */
+const TAGS = [
+  { name: 'health', description: 'Liveness and readiness probes.' },
+  { name: 'reference', description: 'This OpenAPI document and the API reference page.' },
+  { name: 'session', description: 'Browser sessions: login, re-authentication, logout.' },
+  { name: 'workspace', description: 'The workflow and API tokens.' },
+  { name: 'tickets', description: 'Tickets: list, read, create, update, move, archive, delete.' },
+  { name: 'relations', description: 'Parents, links, code-host references and viewers.' },
+  { name: 'comments', description: 'Comments and attachments.' },
+  { name: 'time', description: 'Time entries, periods, categories and member settings.' },
+  { name: 'changes', description: 'The change feed for pollers.' },
+  { name: 'board', description: 'The board and My work.' },
+  { name: 'documents', description: 'Client timesheets, their grants and deliveries.' },
+  { name: 'billing', description: 'Billing runs and time banks.' },
+  { name: 'mailbox', description: 'Email intake.' },
+  { name: 'other', description: 'Routes of areas not yet tagged.' },
+] as const satisfies readonly ApiTag[];
+
+type Tag = (typeof TAGS)[number]['name'];
+const group = (tag: Tag, routes: RouteGroup['routes'], prefix?: string): RouteGroup => ({ tag, routes, ...(prefix ? { prefix } : {}) });
+
+/** Built on first request: the route table is fixed once the process runs. */
+let document: string | null = null;
+const openApiJson = (): string => (document ??= JSON.stringify(buildOpenApi(REST_API)));
+
 /** Routes outside a workspace, each group on its own router: health, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
 export const rootGroups: RouteGroup[] = [
-  { routes: healthRoutes },
-  { prefix: '/api/auth', routes: sessionRoutes },
-  { routes: openApiRoutes },
-  { routes: wellKnownRoutes },
+  group('health', healthRoutes),
+  group('session', sessionRoutes, '/api/auth'),
+  group('reference', openApiRoutes(openApiJson)),
+  group('other', wellKnownRoutes),
 ];
-
-export const WORKSPACE_PREFIX = '/api/w/:slug';
 
 /** Every area mounted under /api/w/:slug, one router per area, in this order. */
 export const workspaceGroups: RouteGroup[] = [
-  workspaceRoutes,
-  ticketsReadRoutes,
-  ticketsWriteRoutes,
-  ticketRelationsRoutes,
-  commentsRoutes,
-  timeRoutes,
-  changesRoutes,
-  boardRoutes,
-  documentsRoutes,
-  deliveriesRoutes,
-  billingRoutes,
-  banksRoutes,
-  mailboxRoutes,
-].map((routes) => ({ routes }));
+  group('workspace', workspaceRoutes),
+  group('tickets', ticketsReadRoutes),
+  group('tickets', ticketsWriteRoutes),
+  group('relations', ticketRelationsRoutes),
+  group('comments', commentsRoutes),
+  group('time', timeRoutes),
+  group('changes', changesRoutes),
+  group('board', boardRoutes),
+  group('documents', documentsRoutes),
+  group('documents', deliveriesRoutes),
+  group('billing', billingRoutes),
+  group('billing', banksRoutes),
+  group('mailbox', mailboxRoutes),
+];
 
-/** One REST route with its full router path (`/api/w/:slug/tickets/:ref`). */
-export interface TableRoute {
-  key: string;
-  method: string;
-  path: string;
-  route: RouteGroup['routes'][number];
-}
+/** The whole REST route table, flattened: what the router is built from, read by the OpenAPI document and by tests. */
+export const ROUTE_TABLE: TableRoute[] = routeTable(rootGroups, workspaceGroups);
 
-/** The whole REST route table, flattened: what the router is built from, read by tests (and the OpenAPI document, issue 15). */
-export const ROUTE_TABLE: TableRoute[] = [
-  ...rootGroups.flatMap((g) => g.routes.map((route) => ({ route, path: `${g.prefix ?? ''}${route.path}` }))),
-  ...workspaceGroups.flatMap((g) => g.routes.map((route) => ({ route, path: `${WORKSPACE_PREFIX}${route.path}` }))),
-].map(({ route, path }) => ({ key: `${route.method} ${path}`, method: route.method, path, route }));
+/** The REST API the OpenAPI document describes. */
+export const REST_API: RestApi = { routes: ROUTE_TABLE, tags: [...TAGS] };

@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { docsAsset, DOCS_CSP, DOCS_PAGE } from '../openapi/docs-page.ts';
-import { buildOpenApi } from '../openapi/document.ts';
 import { defineRoute } from '../route-table.ts';
 
-let document: string | null = null;
-
-/** Built on first request: the route table is fixed once the process runs. */
-const openApiJson = (): string => (document ??= JSON.stringify(buildOpenApi()));
-
-/** The OpenAPI 3.1 document and the API reference page (issue 15): public, like the contract they publish. */
-export const openApiRoutes = [
+/**
+ * The OpenAPI 3.1 document and the API reference page (issue 15): public, like the contract they
+ * publish. `openApiJson` is the document of the route table these routes are part of (routes/index.ts).
+ */
+export const openApiRoutes = (openApiJson: () => string) => [
   defineRoute({
     method: 'GET',
     path: '/api/openapi.json',

@@ -2,7 +2,7 @@ import { listRuns } from '../../core/billing/list.ts';
 import type { RunPreview } from '../../core/billing/start.ts';
 import { markDeliverySent, opsResendDelivery, opsStartRun, opsVoidRun, runDocuments, type OpsDocument } from '../../core/ops/billing.ts';
 import { listPeriods } from '../../core/periods/manage.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
+import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html, minutes, ms, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 

@@ -3,7 +3,7 @@ import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/op
 import { countFailed, failedJobs, parseFailedFilter, queueCounts, runningJobs } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
 import { crontabItems } from '../crontab.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
+import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { age, html, ms, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 import { hourlyChart } from './chart.ts';

@@ -1,5 +1,5 @@
 import { listOperators, setBillingOperator } from '../../core/ops/operators.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
+import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 

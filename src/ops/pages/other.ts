@@ -4,7 +4,7 @@ import { getMailbox } from '../../core/mail/intake/settings.ts';
 import { audited, listAudit } from '../../core/ops/audit.ts';
 import { listOutbox } from '../../core/ops/outbox.ts';
 import { toAppError } from '../../core/failures.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../console.ts';
+import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
