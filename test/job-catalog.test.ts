@@ -128,6 +128,13 @@ describe('declared jobs at work', () => {
       select outcome, workspace_id as workspace, error from job_history where job_id = ${id} and task = ${allocateJob.task}`;
     expect(row).toMatchObject({ outcome: 'failed', workspace: null });
     expect(row!.error).toMatch(/billing:allocate payload does not fit/);
+
+    // one that names its workspace but not a run stays that workspace's (the console shows it to no other)
+    const other = String(Date.now() + 4);
+    await expect(tasks[allocateJob.task]!({ workspaceId: ws.id, runId: 'not-a-run' }, helpersFor(allocateJob.task, other))).rejects.toThrow(/does not fit/);
+    expect(await db.sql`select workspace_id as workspace from job_history where job_id = ${other} and task = ${allocateJob.task}`).toEqual([
+      { workspace: ws.id },
+    ]);
   });
 
   it('a job’s history row names the workspace its payload carries (no lookup: the job was queued without a queued_jobs row)', async () => {

@@ -1,5 +1,5 @@
 import type { JobHelpers, Task } from 'graphile-worker';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { JobCtx } from '../core/jobs/ctx.ts';
 import { isLastAttempt } from '../core/jobs/ctx.ts';
 import type { CronDecl, JobDecl, WorkspacePayload } from '../core/jobs/define.ts';
@@ -19,6 +19,8 @@ const ctxOf = (services: JobServices, helpers: JobHelpers): JobCtx => ({
   attempt: { number: helpers.job.attempts, max: helpers.job.max_attempts },
 });
 
+const namesWorkspace = z.object({ workspaceId: z.uuid() });
+
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -35,7 +37,9 @@ export function jobTask<S extends WorkspacePayload>(
 ): Task {
   return async (raw, helpers) => {
     const parsed = job.payload.safeParse(raw);
-    const attempt = await recordAttempt(services, helpers, raw, parsed.success ? parsed.data.workspaceId : null);
+    // a payload that does not fit still belongs to the workspace it names (its history stays that workspace's)
+    const workspaceId = parsed.success ? parsed.data.workspaceId : (namesWorkspace.safeParse(raw).data?.workspaceId ?? null);
+    const attempt = await recordAttempt(services, helpers, raw, workspaceId);
     if (!parsed.success) {
       const err = new Error(`The ${job.task} payload does not fit its declaration: ${parsed.error.message}`);
       await attempt.finish('failed', err.message);
