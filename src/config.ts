@@ -31,6 +31,8 @@ const schema = z.object({
   OUTBOX_DIR: z.string().min(1).optional(),
   OUTBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // Host names /mcp accepts besides localhost, the loopback addresses and HOST, comma-separated (DNS rebinding guard).
+  MCP_ALLOWED_HOSTS: z.string().optional(),
   // Outbound connections to an address a user gave (a mailbox's IMAP server) may reach loopback
   // (127.0.0.0/8, ::1): a local IMAP server, the tests. Unset: true on the embedded default (no
   // DATABASE_URL), false otherwise. Private, link-local and metadata addresses stay refused whatever it says.

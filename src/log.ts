@@ -35,7 +35,7 @@ const REDACT = [
  * JSON logs to stdout; to stderr (`true`) where stdout carries a protocol (wt mcp); or to a given
  * stream (tests capture the output).
  */
-export function makeLogger(level: string = process.env.LOG_LEVEL ?? 'info', to: boolean | DestinationStream = false): Logger {
+export function makeLogger(level: string = 'info', to: boolean | DestinationStream = false): Logger {
   const options = { level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } };
   if (to === true) return pino(options, pino.destination(2));
   if (to) return pino(options, to);

@@ -84,7 +84,7 @@ function connectionOptions(ctx: McpContext): McpOptions {
  */
 export function mcpRoutes(deps: Services) {
   const r = new Router<McpState>();
-  const hosts = allowedHosts(deps.config.HOST, process.env.MCP_ALLOWED_HOSTS);
+  const hosts = allowedHosts(deps.config.HOST, deps.config.MCP_ALLOWED_HOSTS);
   const handle = async (ctx: McpContext) => {
     reachedRoute.add(ctx);
     assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));

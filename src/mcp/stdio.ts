@@ -22,7 +22,7 @@ const envValue = (v: string | undefined) => (v === undefined || v.trim() === '' 
  * `wt mcp`: the same tools over stdio for a local assistant, authenticated by WT_TOKEN.
  * Resolves when the client closed stdin and every call it sent has been answered.
  */
-export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv = process.env, flags: StdioFlags = {}): Promise<void> {
+export async function serveStdio(sql: Db, env: NodeJS.ProcessEnv, flags: StdioFlags = {}): Promise<void> {
   const token = env.WT_TOKEN;
   if (!token) throw unauthenticated('Set WT_TOKEN to an API token.');
   // refused before anything else: a typo must not start a server with no tools

@@ -142,7 +142,6 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       const e = toAppError(err);
       if (!e) {
         services.log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'ops: unhandled error');
-        if (process.env.OPS_DEBUG) console.error(err);
         const quote = `Something went wrong. Quote request id ${String(ctx.state.requestId)} when reporting it.`;
         return send(ctx, { page: errorPage(500, 'Error', quote, principal), status: 500 });
       }
