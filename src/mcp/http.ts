@@ -5,7 +5,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
 import { allowedHosts, assertHostAndOrigin } from '../core/auth/origin.ts';
-import { mcpChallenge } from '../core/auth/resource-metadata.ts';
+import { mcpChallenge } from '../web/resource-metadata.ts';
 import { bearerSecret } from '../core/auth/token-verifier.ts';
 import { clockOf, makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';

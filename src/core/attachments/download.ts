@@ -1,5 +1,3 @@
-import contentDisposition from 'content-disposition';
-import { SAFE_FILE_HEADERS } from '../files/safe-headers.ts';
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { idField, parseInput, withReasons } from '../validation.ts';
@@ -26,7 +24,11 @@ const downloadAttachmentInput = withReasons(z.object({ attachmentId: idField('Th
 
 export interface AttachmentDownload {
   data: Buffer;
-  headers: Record<string, string>;
+  /** The stored type, or application/octet-stream for a risky one. */
+  contentType: string;
+  /** Inline only for a safe image uploaded as inline. */
+  disposition: 'inline' | 'attachment';
+  filename: string;
 }
 
 /**
@@ -59,11 +61,8 @@ export async function downloadAttachment(ctx: Ctx, raw: unknown): Promise<Attach
   const inline = a.inline && !risky && INLINE_SAFE.has(a.contentType);
   return {
     data: a.data,
-    headers: {
-      'Content-Type': risky ? 'application/octet-stream' : a.contentType,
-      // An ASCII fallback name, and the exact name as RFC 5987 `filename*` whenever it differs.
-      'Content-Disposition': contentDisposition(a.filename, { type: inline ? 'inline' : 'attachment', fallback: a.filename.replace(/[^\x20-\x7e]/g, '_') }),
-      ...SAFE_FILE_HEADERS,
-    },
+    contentType: risky ? 'application/octet-stream' : a.contentType,
+    disposition: inline ? 'inline' : 'attachment',
+    filename: a.filename,
   };
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
 import { roles, scopes } from './principal.ts';
-import type { ProtectedResourceMetadata } from './resource-metadata.ts';
 import type { SessionInfo } from './sessions.ts';
 import type { TokenView } from './tokens.ts';
 
-/** Response schemas of the browser session (/api/auth), API tokens (/tokens) and the MCP resource metadata. */
+/** Response schemas of the browser session (/api/auth) and API tokens (/tokens). */
 
 export const sessionInfoSchema = describing<SessionInfo>()(
   z
@@ -45,15 +44,4 @@ export const tokenListSchema = describing<{ tokens: TokenView[] }>()(z.object({ 
 
 export const createdTokenSchema = describing<TokenView & { token: string }>()(
   tokenViewSchema.extend({ token: z.string().describe('The secret, shown this once: `Authorization: Bearer <token>`.') }).meta({ id: 'CreatedToken' }),
-);
-
-export const resourceMetadataSchema = describing<ProtectedResourceMetadata>()(
-  z
-    .object({
-      resource: z.string().describe('The MCP endpoint’s URL.'),
-      resource_name: z.string(),
-      bearer_methods_supported: z.tuple([z.literal('header')]),
-      scopes_supported: z.array(z.string()),
-    })
-    .meta({ id: 'ProtectedResourceMetadata', description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint.' }),
 );

@@ -1,6 +1,4 @@
-import contentDisposition from 'content-disposition';
 import { authorize } from '../access/authorize.ts';
-import { SAFE_FILE_HEADERS } from '../files/safe-headers.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { parseUuid } from '../validation.ts';
@@ -20,8 +18,6 @@ export interface DocumentDownload {
   disposition: 'inline' | 'attachment';
   format: DocumentFormat;
   document: DocumentFields;
-  /** The contract's download headers: type by format, html inline, else an attachment named `<number>.<format>`, and the safe file headers. */
-  headers: Record<string, string>;
 }
 
 interface Row extends DocumentFields {
@@ -82,11 +78,6 @@ export async function downloadDocument(ctx: Ctx, input: unknown): Promise<Docume
     disposition: inline ? 'inline' : 'attachment',
     format: d.format,
     document,
-    headers: {
-      'Content-Type': CONTENT_TYPES[d.format],
-      'Content-Disposition': inline ? 'inline' : contentDisposition(filename, { type: 'attachment' }),
-      ...SAFE_FILE_HEADERS,
-    },
   };
 }
 

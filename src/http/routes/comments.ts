@@ -16,6 +16,7 @@ import { commentSchema } from '../../core/tickets/page-schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
 import { commentPageSchema } from '../../core/comments/schema.ts';
 import { attachmentSchema } from '../../core/tickets/page-schema.ts';
+import { fileHeaders } from '../../web/file-headers.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
 const uploadedBytes = new WeakMap<object, Buffer[]>();
@@ -159,7 +160,7 @@ export const commentsRoutes = [
     output: { 200: { file: ['*/*'] } },
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadAttachment(coreCtx(deps, ctx), { attachmentId: params.id });
-      ctx.set(file.headers);
+      ctx.set(fileHeaders(file));
       ctx.body = file.data;
     },
   }),

@@ -6,6 +6,7 @@ import { coreCtx } from '../context.ts';
 import { defineRoute, idParam } from '../route-table.ts';
 import { documentGrantsSchema, documentListSchema } from '../../core/documents/list-schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
+import { fileHeaders } from '../../web/file-headers.ts';
 
 const clientParams = z.object({ id: idParam() });
 
@@ -29,7 +30,8 @@ export const documentsRoutes = [
     output: { 200: { file: ['text/html', 'application/pdf', 'text/csv'] } },
     handler: async ({ ctx, deps, params }) => {
       const file = await downloadDocument(coreCtx(deps, ctx), { documentId: params.id });
-      ctx.set(file.headers);
+      // html opens in the browser as it is, named by nothing; csv and pdf are saved as `<number>.<format>`
+      ctx.set(fileHeaders({ contentType: file.contentType, disposition: file.disposition, filename: file.disposition === 'inline' ? null : file.filename }));
       ctx.body = file.bytes;
     },
   }),

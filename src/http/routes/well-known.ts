@@ -1,7 +1,6 @@
-import { protectedResourceMetadata, RESOURCE_METADATA_PATH, RESOURCE_METADATA_ROOT } from '../../core/auth/resource-metadata.ts';
+import { protectedResourceMetadata, RESOURCE_METADATA_PATH, RESOURCE_METADATA_ROOT, resourceMetadataSchema } from '../../web/resource-metadata.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute } from '../route-table.ts';
-import { resourceMetadataSchema } from '../../core/auth/schema.ts';
 
 /** Public metadata: any origin may read it (browser-based MCP clients discover auth with it). */
 function answer(ctx: AppContext) {

@@ -1,4 +1,6 @@
-import { scopes } from './principal.ts';
+import { z } from 'zod';
+import { scopes } from '../core/auth/principal.ts';
+import { describing } from '../core/response-schema.ts';
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP endpoint, so MCP clients that
@@ -35,3 +37,15 @@ export function protectedResourceMetadata(origin: string): ProtectedResourceMeta
 export function mcpChallenge(origin: string): string {
   return `Bearer realm="worktracker", resource_metadata="${origin}${RESOURCE_METADATA_PATH}"`;
 }
+
+/** The metadata's response schema (GET /.well-known/oauth-protected-resource). */
+export const resourceMetadataSchema = describing<ProtectedResourceMetadata>()(
+  z
+    .object({
+      resource: z.string().describe('The MCP endpoint’s URL.'),
+      resource_name: z.string(),
+      bearer_methods_supported: z.tuple([z.literal('header')]),
+      scopes_supported: z.array(z.string()),
+    })
+    .meta({ id: 'ProtectedResourceMetadata', description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint.' }),
+);
