@@ -58,6 +58,13 @@ module.exports = {
       to: { path: machineryPath, pathNot: '^node_modules/nodemailer/(lib|dist/[a-z]+)/addressparser/' },
     },
     {
+      name: 'core-reads-no-config',
+      severity: 'error',
+      comment: 'Configuration is passed in: the core may name the Config type, never load it (loadConfig belongs to the composition roots).',
+      from: { path: '^src/core/' },
+      to: { path: '^src/config\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'adapter-imports-no-other-adapter',
       severity: 'error',
       comment: 'No adapter imports another; the composition roots (src/main.ts, src/cli/main.ts, src/app.ts) wire them.',

@@ -89,6 +89,12 @@ describe('architecture: adapters only adapt', () => {
     expect(edges.some((e) => e.typeOnly && e.from.startsWith('src/core/'))).toBe(true);
   });
 
+  it('configuration is passed in: only the composition roots read the environment or load the config', () => {
+    const roots = new Set(['main.ts', 'app.ts', 'cli/main.ts', 'config.ts']);
+    const reads = hits('.', /process\.env|\bloadConfig\(/).filter((h) => !roots.has(h.slice(0, h.indexOf(':'))));
+    expect(reads).toEqual([]);
+  });
+
   it('no refusal is decided in an adapter: no forbidden( in src/http or src/mcp', () => {
     expect(hits('http', /\bforbidden\(/)).toEqual([]);
     expect(hits('mcp', /\bforbidden\(/)).toEqual([]);
