@@ -17,7 +17,7 @@ import { makeBillingWorld, type BillingWorld } from './billing-world.ts';
  * The console's actions not covered by ops-console.test.ts, through the real UI: an admin makes a
  * member a billing operator, cancel, a bulk retry, force-unlock refused for a live worker, "run
  * now", "mark as sent", and the outbox page over the real local SMTP catcher. Real Chromium, a
- * real graphile-worker, real SMTP (src/core/mail/outbox-server.ts) writing .eml files.
+ * real graphile-worker, real SMTP (src/jobs/machinery/outbox-server.ts) writing .eml files.
  */
 let app: TestApp;
 let outbox: Outbox;
