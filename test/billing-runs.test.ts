@@ -79,6 +79,9 @@ describe('POST /billing/runs', () => {
     // the same period again: nothing left to bill
     const again = await post('/billing/runs', { periodId: w.october.id });
     expect([again.status, again.body.error.details.reason]).toEqual([409, 'nothing_to_bill']);
+    // and says which run billed it (issue 26)
+    expect(again.body.error.details).toMatchObject({ periodId: w.october.id, runId: run.id, runCreatedAt: run.createdAt });
+    expect(again.body.error.message).toContain(run.id);
   });
 
   it('lists runs newest first with a cursor, and a run’s exact entry set page by page', async () => {

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allocateRun } from '../src/core/billing/allocate.ts';
+import { jobCtx } from './billing-world.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
 
@@ -125,6 +127,13 @@ describe('wt billing run', () => {
     expect(JSON.parse(started.stdout)).toMatchObject({ status: 'allocating', dryRun: false });
     const again = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
     expect([again.code, again.stderr.trim()]).toEqual([2, 'wt: Another billing run is still allocating; start this one when it has.']);
+    // allocated, the period has nothing left: the refusal says which run billed it (issue 26)
+    const runId = JSON.parse(started.stdout).id as string;
+    await allocateRun(jobCtx(app.db.sql), { runId });
+    const billed = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
+    expect(billed.code, billed.stderr).toBe(2);
+    expect(billed.stderr).toContain('No billable, unbilled entry qualifies for this period: its entries were billed by run');
+    expect(billed.stderr).toContain(runId);
     const month = await run('billing', 'run', '--workspace', 'northwind', '--period', 'May');
     expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period is a month, YYYY-MM']);
   }, 60_000);

@@ -8,6 +8,7 @@ import { enqueue } from '../jobs/enqueue.ts';
 import { lockBilling } from './lock.ts';
 import { lineTotalsSql, presentRun, type BillingRun, type LineTotals } from './present.ts';
 import { qualifyingEntriesSql, type RunPeriod } from './qualifying.ts';
+import { isoSql } from '../tickets/summary.ts';
 
 export const startRunInput = z.object({
   periodId: z.uuid().describe('The closed period to bill (uuid).'),
@@ -60,13 +61,33 @@ export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | R
     const [busy] = await sql`select 1 from billing_runs where workspace_id = ${p.workspaceId} and status = 'allocating' limit 1`;
     if (busy) throw conflict('run_in_progress', undefined, 'Another billing run is still allocating; start this one when it has.');
     const [some] = await sql`select 1 from (${qualifyingEntriesSql(sql, p.workspaceId, period)}) q limit 1`;
-    if (!some) throw conflict('nothing_to_bill', { periodId: period.id }, 'No billable, unbilled entry qualifies for this period.');
+    if (!some) throw await nothingToBill(sql, p.workspaceId, period);
     const [run] = await sql<{ id: string }[]>`
       insert into billing_runs (workspace_id, period_id, status, created_by, created_at)
       values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
     await enqueue(sql, allocateJob, { workspaceId: p.workspaceId, runId: run!.id });
     return presentRun(sql, p.workspaceId, run!.id);
   });
+}
+
+/**
+ * 409 `nothing_to_bill`, naming the run that billed the period's entries when one did (the latest,
+ * voided runs having released theirs): `runId` and `runCreatedAt` in details and the message, so
+ * whoever runs it twice learns which run to look at.
+ */
+async function nothingToBill(sql: Db, workspaceId: string, period: RunPeriod): Promise<Error> {
+  const [billedBy] = await sql<{ id: string; createdAt: string }[]>`
+    select r.id, ${isoSql(sql, sql`r.created_at`)} as "createdAt" from billing_runs r
+    where r.workspace_id = ${workspaceId} and r.status <> 'voided'
+      and exists (select 1 from time_entries e where e.billing_run_id = r.id and e.period_id = ${period.id})
+    order by r.created_at desc, r.id desc limit 1`;
+  if (!billedBy) return conflict('nothing_to_bill', { periodId: period.id }, 'No billable, unbilled entry qualifies for this period.');
+  const at = billedBy.createdAt;
+  return conflict(
+    'nothing_to_bill',
+    { periodId: period.id, runId: billedBy.id, runCreatedAt: at },
+    `No billable, unbilled entry qualifies for this period: its entries were billed by run ${billedBy.id} (started ${at}).`,
+  );
 }
 
 /** The period, which must exist in the workspace (404) and be closed (409 `period_open`). */

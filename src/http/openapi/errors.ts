@@ -1,5 +1,5 @@
 import type { Json } from './json-schema.ts';
-import type { Reasons } from './reasons.ts';
+import { REASON_DETAILS, type Reasons } from './reasons.ts';
 
 const CODE_OF: Record<number, string> = {
   400: 'invalid',
@@ -18,7 +18,8 @@ const ERROR = { $ref: '#/components/schemas/Error' };
  */
 function envelope(status: number, reasons: string[], examples: string[] = []): Json {
   const reason = reasons.length ? { enum: reasons } : examples.length ? { examples } : null;
-  const details = reason ? { details: { properties: { reason } } } : {};
+  const extra = Object.assign({}, ...reasons.map((r) => REASON_DETAILS[r] ?? {})) as Json;
+  const details = reason ? { details: { properties: { reason, ...extra } } } : {};
   return {
     allOf: [ERROR, { properties: { error: { properties: { code: { const: CODE_OF[status] }, ...details } } } }],
   };

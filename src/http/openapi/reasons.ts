@@ -115,6 +115,18 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
 };
 
 /**
+ * The `details` keys a reason carries beside `reason` and `field`, where a client acts on them:
+ * documented on every error response that lists the reason.
+ */
+export const REASON_DETAILS: Record<string, Record<string, Record<string, unknown>>> = {
+  nothing_to_bill: {
+    periodId: { type: 'string', format: 'uuid', description: 'The period asked for.' },
+    runId: { type: 'string', format: 'uuid', description: "The latest live run that billed the period's entries; absent when none did." },
+    runCreatedAt: { type: 'string', format: 'date-time', description: 'When that run was started.' },
+  },
+};
+
+/**
  * 403 `csrf` (src/core/auth/csrf.ts): a write sent with the session cookie but without its CSRF
  * token, on every write route that reads the cookie (all but the public ones; logout is listed above).
  */
