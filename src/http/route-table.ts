@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { ACTIONS, type Action } from '../core/access/actions.ts';
+import { MAX_REF_LENGTH } from '../core/tickets/ref.ts';
 import type { AppContext, AppDeps, AppState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 
@@ -106,7 +107,11 @@ export function routeTable(root: RouteGroup[], workspace: RouteGroup[]): TableRo
 export const idParam = (field = 'id') => z.string().describe(`${field}: a UUID, parsed by the core.`);
 
 /** A path `{ref}`: a ticket UUID or human id (`PREFIX-N`), read by the core's parseTicketRef. */
-export const ticketRefParam = z.string().describe('A ticket UUID or human id (PREFIX-N), at most 60 characters.');
+export const ticketRefParam = z
+  .string()
+  // published, not enforced here: the core refuses a longer one with its own reason (400 `ref_too_long`)
+  .meta({ maxLength: MAX_REF_LENGTH })
+  .describe(`A ticket UUID or human id (PREFIX-N), at most ${MAX_REF_LENGTH} characters.`);
 
 export const isAction = (access: RouteAccess): access is Action => Object.hasOwn(ACTIONS, access);
 

@@ -25,12 +25,13 @@ const idList = (what: string) =>
         .string()
         .max(1000)
         .transform((s) => s.split(',')),
-      z.array(z.string().max(100)).max(100),
+      // bounded as the pipe below is, so the published schema (OpenAPI, MCP) says what is refused
+      z.array(z.string().max(100)).min(1).max(MAX_FILTER_IDS),
     ])
     .transform((ids) => ids.map((x) => x.trim().toLowerCase()))
     .pipe(z.array(z.uuid()).min(1).max(MAX_FILTER_IDS))
     .optional()
-    .describe(`${what} ids (1 to 20), comma-separated or as an array; a ticket matches when it has any of them.`);
+    .describe(`${what} ids (1 to ${MAX_FILTER_IDS}), comma-separated or as an array; a ticket matches when it has any of them.`);
 
 const personFilter = (role: string) =>
   z

@@ -15,7 +15,8 @@ export const listTicketsSchema = ticketFilterSchema.extend({
   cursor: z.string().max(200).optional().describe('The nextCursor of the previous page, to read the next one.'),
   limit: z
     .union([
-      z.number(),
+      // bounded as the pipe below is, so the published schema (OpenAPI, MCP) says what is refused
+      z.number().int().min(1).max(LIST_LIMIT_MAX),
       z
         .string()
         .regex(/^\d{1,3}$/, 'Expected an integer.')

@@ -5,7 +5,13 @@ import type { Fragment } from './summary.ts';
 
 export type TicketRef = { kind: 'id'; id: string } | { kind: 'human'; prefix: string; number: number } | { kind: 'none' };
 
+/** The longest `{ref}` read: longer is a 400 `ref_too_long` (the OpenAPI document publishes it as the parameter's maxLength). */
+export const MAX_REF_LENGTH = 60;
+
 const HUMAN = /^([A-Za-z][A-Za-z0-9]{0,19})-(\d{1,9})$/;
+
+/** A human id `PREFIX-N`, for input schemas that take one beside a UUID. */
+export const HUMAN_ID_PATTERN = HUMAN;
 
 /**
  * Parses a `{ref}`: a ticket UUID, or a human id `PREFIX-N` (case-insensitive; any prefix
@@ -13,7 +19,7 @@ const HUMAN = /^([A-Za-z][A-Za-z0-9]{0,19})-(\d{1,9})$/;
  * that cannot name a ticket resolves to nothing (a 404 later).
  */
 export function parseTicketRef(raw: string): TicketRef {
-  if (raw.length > 60) throw invalid('ref_too_long', { field: 'ref' }, 'A ticket reference is at most 60 characters.');
+  if (raw.length > MAX_REF_LENGTH) throw invalid('ref_too_long', { field: 'ref' }, `A ticket reference is at most ${MAX_REF_LENGTH} characters.`);
   if (UUID_PATTERN.test(raw)) return { kind: 'id', id: raw.toLowerCase() };
   const human = parseHumanId(raw);
   return human ? { kind: 'human', ...human } : { kind: 'none' };
@@ -34,6 +40,16 @@ export function humanIdTicketSql(sql: Db, workspaceId: string, human: { prefix: 
     ? sql`select tr.ticket_id from ticket_refs tr where tr.workspace_id = ${workspaceId} and tr.project_id is null and tr.number = ${human.number}`
     : sql`select tr.ticket_id from project_prefixes pp join ticket_refs tr on tr.workspace_id = pp.workspace_id and tr.project_id = pp.project_id
           where pp.workspace_id = ${workspaceId} and pp.prefix = ${human.prefix} and tr.number = ${human.number}`;
+}
+
+/**
+ * The id of the ticket a `{ref}` (UUID or human id) names, as a SQL value: for a query that needs
+ * it beside loadTicket's, in the same round trip. A ref naming nothing is null.
+ */
+export function ticketIdSql(sql: Db, workspaceId: string, ref: string): Fragment {
+  const r = parseTicketRef(ref);
+  if (r.kind === 'id') return sql`${r.id}::uuid`;
+  return r.kind === 'human' ? sql`(${humanIdTicketSql(sql, workspaceId, r)})` : sql`null::uuid`;
 }
 
 export function humanId(projectKey: string | null, number: number): string {
