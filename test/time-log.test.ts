@@ -62,6 +62,38 @@ describe('POST /time', () => {
     expect(e).toEqual({ category_id: override.id, started_at: null, note: null, billable: true });
   });
 
+  it("takes the ticket's human id as well as its UUID (as MCP does), with the same attribution (issue 26)", async () => {
+    const sql = w.app.db.sql;
+    const def = await makeCategory(sql, w.ws);
+    const override = await makeCategory(sql, w.ws);
+    await sql`update memberships set category_id = ${def.id} where identity_id = ${w.limited.id}`;
+    await sql`update project_memberships set category_id = ${override.id} where identity_id = ${w.limited.id} and project_id = ${w.project.id}`;
+    for (const ticketId of [w.ticket.humanId, w.ticket.humanId.toLowerCase()]) {
+      const res = await w.app.call('POST', path, { token: await w.token(w.limited), body: { ticketId, spentOn: '2024-05-13', minutes: 20 } });
+      expect(res.status, ticketId).toBe(201);
+      const [e] = await sql`select ticket_id, project_id, billing_client_id, category_id from time_entries where id = ${res.body.id}`;
+      // the project membership's category: the human id is resolved in the pipelined member read too
+      expect(e).toEqual({ ticket_id: w.ticket.id, project_id: w.project.id, billing_client_id: w.clients.main, category_id: override.id });
+    }
+  });
+
+  it('by human id: an Inbox ticket is 400 ticket_unrouted, an unknown or invisible one 404, nothing written', async () => {
+    const n = await countEntries();
+    const inbox = await w.app.call('POST', path, {
+      session: await w.session(w.member),
+      body: { ticketId: w.inbox.humanId, spentOn: '2024-05-03', minutes: 10 },
+    });
+    expectError(inbox, 400, 'invalid', 'ticket_unrouted');
+    for (const [who, ticketId] of [
+      [w.member, 'NOPE-999999'],
+      [w.outsider, w.ticket.humanId],
+    ] as const) {
+      const res = await w.app.call('POST', path, { token: await w.token(who), body: { ticketId, spentOn: '2024-05-03', minutes: 10 } });
+      expectError(res, 404, 'not_found');
+    }
+    expect(await countEntries()).toBe(n);
+  });
+
   it('stores billable false and a full-length startedAt', async () => {
     const res = await w.app.call('POST', path, {
       token: await w.token(w.member),

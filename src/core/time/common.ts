@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { invalid, notFound } from '../errors.ts';
 import { daysBetween } from './dates.ts';
+import { ticketIdSql } from '../tickets/ref.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -38,11 +39,13 @@ export interface StaffMember {
  * A workspace user's time settings (null when the identity is not a workspace user here). The
  * category takes the project membership override of `ticketId`'s project first.
  */
-export async function staffMember(sql: Db, workspaceId: string, identityId: string, ticketId: string | null = null): Promise<StaffMember | null> {
+export async function staffMember(sql: Db, workspaceId: string, identityId: string, ticketRef: string | null = null): Promise<StaffMember | null> {
+  // a human id is resolved inside this query, so a caller can pipeline it beside loadTicket
+  const ticketId = ticketRef === null ? sql`null::uuid` : ticketIdSql(sql, workspaceId, ticketRef);
   const [row] = await sql<StaffMember[]>`
     select m.timezone, m.weekly_target_minutes as "weeklyTargetMinutes",
            coalesce((select pm.category_id from project_memberships pm
-                     where pm.identity_id = m.identity_id and pm.project_id = (select t.project_id from tickets t where t.id = ${ticketId}::uuid)),
+                     where pm.identity_id = m.identity_id and pm.project_id = (select t.project_id from tickets t where t.id = ${ticketId})),
                     m.category_id) as "categoryId"
     from memberships m
     where m.workspace_id = ${workspaceId} and m.identity_id = ${identityId} and m.role not in ('client', 'client_elevated')`;

@@ -7,12 +7,15 @@ import { findPeriod, periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { loadTicket } from '../tickets/load.ts';
+import { HUMAN_ID_PATTERN } from '../tickets/ref.ts';
 import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 import { parseInput } from '../validation.ts';
 
 export const logTimeInput = z.object({
-  ticketId: z.uuid().describe('UUID of the ticket the work was on; it must be in a project (not the Inbox)'),
+  ticketId: z
+    .union([z.uuid(), z.string().regex(HUMAN_ID_PATTERN)])
+    .describe('The ticket the work was on, by UUID or human id (PREFIX-N, as MCP takes it); it must be in a project (not the Inbox)'),
   spentOn: dateSchema.describe('Local date the work was done, YYYY-MM-DD, in an open period'),
   startedAt: clockSchema.nullable().optional(),
   minutes: z.int().min(1).max(MAX_ENTRY_MINUTES).describe(`Duration in whole minutes, 1 to ${MAX_ENTRY_MINUTES}`),
@@ -33,7 +36,7 @@ export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }>
   const body = parseInput(logTimeInput, input);
   return tx(ctx, async (ctx) => {
     const { sql } = ctx;
-    // three independent reads, pipelined on the transaction's connection
+    // three independent reads, pipelined on the transaction's connection (a human id is resolved in each)
     const [ticket, member, existing] = await Promise.all([
       loadTicket(ctx, body.ticketId),
       staffMember(sql, p.workspaceId, p.identityId, body.ticketId),
