@@ -40,6 +40,41 @@ describe('MCP tool registry', () => {
     for (const n of names) expect(n).toMatch(/^[a-z]+(_[a-z]+)+$/);
   });
 
+  it("each write tool's hints as a client reads them from tools/list: additive tools are not destructive (issue 26)", async () => {
+    const client = await mcpClient(app, token);
+    const { tools } = await client.listTools();
+    await client.close();
+    const hints = (name: string) => {
+      const a = tools.find((t) => t.name === name)!.annotations!;
+      // what a client concludes, the specification's defaults applied (destructive true, idempotent false)
+      return { destructive: a.destructiveHint ?? true, idempotent: a.idempotentHint ?? false, readOnly: a.readOnlyHint ?? false };
+    };
+    const expected: Record<string, [destructive: boolean, idempotent: boolean]> = {
+      create_ticket: [false, false],
+      update_ticket: [false, false],
+      move_ticket: [false, false],
+      add_comment: [false, false],
+      edit_comment: [false, true],
+      delete_comment: [true, true],
+      link_tickets: [false, true],
+      unlink_tickets: [true, true],
+      set_parent: [false, true],
+      add_codehost_link: [false, true],
+      remove_codehost_link: [true, true],
+      log_time: [false, false],
+      update_time_entry: [false, true],
+    };
+    expect(
+      allTools
+        .filter((t) => t.writes)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(Object.keys(expected).sort());
+    for (const [name, [destructive, idempotent]] of Object.entries(expected)) {
+      expect(hints(name), name).toEqual({ destructive, idempotent, readOnly: false });
+    }
+  });
+
   it('every tool has a title, a description, annotations, an output schema, and described arguments', async () => {
     const client = await mcpClient(app, token);
     const { tools } = await client.listTools();
