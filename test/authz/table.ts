@@ -113,6 +113,7 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
 /** Every route of the app, by `METHOD /router/path`. A route missing here fails the matrix. */
 export const TABLE: Record<string, Probe[]> = {
+  'GET /': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /healthz': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /api/openapi.json': [{ label: 'anyone', auth: 'public', ok: 200 }],
   'GET /api/docs': [{ label: 'anyone', auth: 'public', ok: 200 }],

@@ -8,6 +8,7 @@ import { commentsRoutes } from './comments.ts';
 import { deliveriesRoutes } from './deliveries.ts';
 import { documentsRoutes } from './documents.ts';
 import { healthRoutes } from './health.ts';
+import { homeRoutes } from './home.ts';
 import { mailboxRoutes } from './mailbox.ts';
 import { openApiRoutes } from './openapi.ts';
 import { sessionRoutes } from './session.ts';
@@ -21,7 +22,7 @@ import { wellKnownRoutes } from './well-known.ts';
 /** The OpenAPI document's tags, in its order: one per subject; each route group below names its own. */
 const TAGS = [
   { name: 'health', description: 'Liveness and readiness probes.' },
-  { name: 'reference', description: 'This OpenAPI document and the API reference page.' },
+  { name: 'reference', description: 'The landing page, this OpenAPI document and the API reference page.' },
   { name: 'session', description: 'Browser sessions: login, re-authentication, logout.' },
   { name: 'workspace', description: 'The workflow and API tokens.' },
   { name: 'tickets', description: 'Tickets: list, read, create, update, move, archive, delete.' },
@@ -43,10 +44,11 @@ const group = (tag: Tag, routes: RouteGroup['routes'], prefix?: string): RouteGr
 let document: string | null = null;
 const openApiJson = (): string => (document ??= JSON.stringify(buildOpenApi(REST_API)));
 
-/** Routes outside a workspace, each group on its own router: health, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
+/** Routes outside a workspace, each group on its own router: health, the landing page, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
 export const rootGroups: RouteGroup[] = [
   group('health', healthRoutes),
   group('session', sessionRoutes, '/api/auth'),
+  group('reference', homeRoutes),
   group('reference', openApiRoutes(openApiJson)),
   group('other', wellKnownRoutes),
 ];
