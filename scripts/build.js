@@ -24,6 +24,12 @@ function files(dir, base = dir) {
   return out;
 }
 
+const began = Date.now();
+const secs = () => `${((Date.now() - began) / 1000).toFixed(1)} s`;
+// A step a line, so that a minute of tsc is not a minute of silence (issue 26).
+const step = (text) => console.log(`build: ${text}`);
+
+step('compiling src/ to dist/ with tsc -p tsconfig.build.json (the longest step, about a minute on a small machine)…');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (r.status !== 0) {
@@ -31,8 +37,10 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 
+step(`compiled (${secs()}); copying the console's static files and pruning what has no source any more…`);
 const sources = files(src);
 const wanted = new Set(['.tsbuildinfo']);
+let copied = 0;
 for (const f of sources) {
   if (f.endsWith('.ts')) {
     const js = f.slice(0, -3) + '.js';
@@ -42,6 +50,14 @@ for (const f of sources) {
   wanted.add(f);
   const to = path.join(dist, f);
   mkdirSync(path.dirname(to), { recursive: true });
-  if (!statSync(to, { throwIfNoEntry: false }) || statSync(to).mtimeMs < statSync(path.join(src, f)).mtimeMs) copyFileSync(path.join(src, f), to);
+  if (statSync(to, { throwIfNoEntry: false }) && statSync(to).mtimeMs >= statSync(path.join(src, f)).mtimeMs) continue;
+  copyFileSync(path.join(src, f), to);
+  copied++;
 }
-for (const f of files(dist)) if (!wanted.has(f)) rmSync(path.join(dist, f));
+let removed = 0;
+for (const f of files(dist)) {
+  if (wanted.has(f)) continue;
+  rmSync(path.join(dist, f));
+  removed++;
+}
+step(`done in ${secs()}: ${copied} static file(s) copied, ${removed} stale file(s) removed; the Procfile's processes run from dist/`);

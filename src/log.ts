@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type { Logger };
 
@@ -31,13 +32,19 @@ const REDACT = [
   '*.err.parameters',
 ];
 
+/** Where log lines go: JSON to stdout (`false`), JSON to stderr (`true`), human-readable lines to stdout, or a given stream. */
+export type LogTarget = boolean | 'pretty' | DestinationStream;
+
 /**
- * JSON logs to stdout; to stderr (`true`) where stdout carries a protocol (wt mcp); or to a given
- * stream (tests capture the output).
+ * JSON logs to stdout; to stderr (`true`) where stdout carries a protocol (wt mcp); pretty lines where a person
+ * reads stdout on a terminal (src/main.ts decides: the core never looks at the process); or to a
+ * given stream (tests capture the output). Pretty is pino-pretty run in this thread (`sync`), so a
+ * log line and the start-up banner's console.log lines come out in the order they were written.
  */
-export function makeLogger(level: string = 'info', to: boolean | DestinationStream = false): Logger {
+export function makeLogger(level: string = 'info', to: LogTarget = false): Logger {
   const options = { level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } };
   if (to === true) return pino(options, pino.destination(2));
+  if (to === 'pretty') return pino(options, PinoPretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
   if (to) return pino(options, to);
   return pino(options);
 }

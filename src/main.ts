@@ -2,6 +2,7 @@ import { loadConfig, ConfigError } from './config.ts';
 import { TokenVerifier } from './core/auth/token-verifier.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
 import { loadSecretBox } from './core/mail/secret-box.ts';
+import { assertMailboxKey, SecretKeyMismatch } from './core/mail/secret-check.ts';
 import { mailFromConfig } from './jobs/machinery/mail-from-config.ts';
 import { outboundGuardFromConfig } from './core/net/outbound.ts';
 import { createPdfRenderer, findChromium } from './jobs/machinery/pdf.ts';
@@ -28,20 +29,28 @@ async function main(role: 'all' | 'web' | 'worker') {
   // The key sealing stored secrets (mailbox passwords): WT_SECRET_KEY, or on the embedded default one made
   // once under DATA_DIR now, before the web and worker roles need it.
   const secrets = loadSecretBox(config);
-  const log = makeLogger(config.LOG_LEVEL);
+  // Human-readable lines for a person at a terminal; JSON for whatever collects a service's output.
+  const log = makeLogger(config.LOG_LEVEL, process.stdout.isTTY ? 'pretty' : false);
   const db = await openDatabase(config, log);
   const applied = await migrate(db.sql, db.url);
   if (applied.length) log.info({ applied }, 'migrations applied');
+  // Every role: the web process seals new mailbox passwords, the worker opens them.
+  await assertMailboxKey(db.sql, secrets).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
 
   // Drained in parallel on SIGTERM (new work is refused at once); then the listeners and the pool.
   const drains: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
   if (role !== 'worker') {
     const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
-    if (n === 0) announceDemo(await ensureDemo(db.sql), config.HOST, config.PORT);
-    else
+    // Demo credentials are printed by the embedded default only: a process on DATABASE_URL is someone's service.
+    const embedded = !config.DATABASE_URL;
+    if (n === 0) announceDemo(await ensureDemo(db.sql), config.HOST, config.PORT, embedded);
+    else if (embedded)
       console.log(
-        `Demo login: http://${config.HOST}:${config.PORT} as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`,
+        `Demo login: http://${config.HOST}:${config.PORT}/ops as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`,
       );
 
     const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
@@ -50,8 +59,17 @@ async function main(role: 'all' | 'web' | 'worker') {
     const limits = limitsFromConfig(db.sql, config, log);
     const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits });
     const server = await listen(app, config.PORT, config.HOST);
-    log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'listening');
-    console.log(`API reference: http://${config.HOST}:${config.PORT}/api/docs (OpenAPI 3.1: /api/openapi.json)`);
+    const base = `http://${config.HOST}:${config.PORT}`;
+    log.info({ url: base }, 'listening');
+    console.log(
+      [
+        `Listening on ${base}/ (links to everything below)`,
+        `  Console:       ${base}/ops`,
+        `  API reference: ${base}/api/docs (OpenAPI 3.1: ${base}/api/openapi.json)`,
+        `  MCP:           ${base}/mcp (Streamable HTTP, Authorization: Bearer wt_…; stdio: WT_TOKEN=wt_… npx wt mcp)`,
+        `  Health:        ${base}/healthz, ${base}/readyz`,
+      ].join('\n'),
+    );
     drains.push(() =>
       drainHttp(server, {
         timeoutMs: HTTP_DRAIN_MS,
@@ -111,8 +129,12 @@ async function main(role: 'all' | 'web' | 'worker') {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-function announceDemo(demo: Awaited<ReturnType<typeof ensureDemo>>, host: string, port: number) {
+function announceDemo(demo: Awaited<ReturnType<typeof ensureDemo>>, host: string, port: number, embedded: boolean) {
   const base = `http://${host}:${port}`;
+  if (!embedded) {
+    console.log(`Demo workspace "${demo.slug}" created; its log-ins and tokens: npx wt demo --json`);
+    return;
+  }
   console.log(
     [
       '',
@@ -128,7 +150,7 @@ function announceDemo(demo: Awaited<ReturnType<typeof ensureDemo>>, host: string
 
 const role = (process.argv[2] ?? 'all') as 'all' | 'web' | 'worker';
 main(['all', 'web', 'worker'].includes(role) ? role : 'all').catch((err) => {
-  if (err instanceof ConfigError) console.error(err.message);
+  if (err instanceof ConfigError || err instanceof SecretKeyMismatch) console.error(err.message);
   else console.error(err);
   process.exit(1);
 });

@@ -12,7 +12,7 @@ import { AppError } from '../core/errors.ts';
 import { ensureDemo } from '../core/demo/seed.ts';
 import { requestPoll } from '../core/mail/intake/schedule.ts';
 import { setMailbox } from '../core/mail/intake/settings.ts';
-import { loadSecretBox } from '../core/mail/secret-box.ts';
+import { embeddedKeyFile, loadSecretBox } from '../core/mail/secret-box.ts';
 import { outboundGuardFromConfig } from '../core/net/outbound.ts';
 import { changeRole } from '../core/people/role.ts';
 import { addPerson } from '../core/people/users.ts';
@@ -27,6 +27,7 @@ const usage = `wt — work tracker command line
   wt migrate                                   apply database migrations
   wt mcp [--toolsets a,b] [--readonly]         MCP server on stdio (token from WT_TOKEN; or WT_MCP_TOOLSETS, WT_MCP_READONLY)
   wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
+  wt embedded-env                              print the embedded default's DATABASE_URL and WT_SECRET_KEY (to move to your own database)
   wt workspace create --slug S --name N        create a workspace with the default workflow
   wt user create --workspace S --email E --name N --role R [--password P] [--client CODE] [--as EMAIL]
                                                add a person; for a member already there, a new role is a role change (as EMAIL)
@@ -119,11 +120,21 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (command === 'embedded-env' && config.DATABASE_URL)
+    throw new UsageError("embedded-env prints the embedded default's settings: run it without DATABASE_URL");
   const log = makeLogger(process.env.LOG_LEVEL ?? 'warn', command === 'mcp');
   const db = await openDatabase(config, log, { max: 2 });
   try {
     await migrate(db.sql, db.url);
     switch (command) {
+      case 'embedded-env': {
+        // What a move from the embedded default to DATABASE_URL must carry: the data (dump it from this URL
+        // while the embedded server runs) and the key the mailbox passwords are sealed with.
+        loadSecretBox(config); // makes the key file if this data folder has none yet
+        const key = config.WT_SECRET_KEY ?? readFileSync(embeddedKeyFile(config.DATA_DIR), 'utf8').trim();
+        console.log(`DATABASE_URL=${db.url}\nWT_SECRET_KEY=${key}`);
+        break;
+      }
       case 'migrate':
         console.log('migrations applied');
         break;

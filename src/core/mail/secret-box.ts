@@ -49,12 +49,15 @@ function parseKey(raw: string): Buffer {
   return Buffer.from(value, value.length === 64 ? 'hex' : 'base64');
 }
 
+/** Where the embedded default keeps its key (`wt embedded-env` prints it for a move to DATABASE_URL). */
+export const embeddedKeyFile = (dataDir: string) => path.join(dataDir, 'secret.key');
+
 /**
  * The key file of the embedded default, created once (exclusively, so two processes starting
  * together end up with the same key) and read ever after. Losing it loses the stored passwords.
  */
 function keyFromDataDir(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'secret.key');
+  const file = embeddedKeyFile(dataDir);
   mkdirSync(dataDir, { recursive: true });
   try {
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
