@@ -1,31 +1,6 @@
-/**
- * HTML built by a tagged template that escapes every interpolated value unless it is already
- * Html (a nested template): output is escaped by construction, not by remembering to.
- */
-export class Html {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-}
+import { Html, html } from '../core/html.ts';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-type Value = Html | string | number | boolean | null | undefined | readonly Value[];
-
-function render(v: Value): string {
-  if (v === null || v === undefined || v === false) return '';
-  if (v instanceof Html) return v.text;
-  if (Array.isArray(v)) return v.map(render).join('');
-  return escapeHtml(String(v as string | number | boolean));
-}
-
-export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
-  let out = strings[0]!;
-  values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
-  return new Html(out);
-}
+export { escapeHtml, Html, html } from '../core/html.ts';
 
 /** A moment in the operator's timezone (set by the page script) with the UTC time on hover. */
 export function when(d: Date | string | null | undefined): Html {

@@ -1,19 +1,16 @@
 import { defineRoute } from '../route-table.ts';
+import { escapeHtml } from '../../core/html.ts';
 
 /** The console's policy (src/ops/console.ts) minus scripts: the page is links and text, styled by the console's sheet. */
 export const HOME_CSP =
   "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** A local escape: the console's `html` template lives in src/ops, which an http module may not import. */
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /**
  * The landing page at `/`: where the start-up banner points, so it links every door the service has.
  * `origin` is the request's own (its Host header, untrusted): it is only ever printed escaped, as text.
  */
 export function homePage(origin: string): string {
-  const o = escape(origin);
+  const o = escapeHtml(origin);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -2,6 +2,7 @@ import type { TimesheetBank, TimesheetModel, TimesheetSection, TimesheetTotals }
 import { formatterFor, type Formatter } from './format.ts';
 import { labelsFor, type Labels } from './labels.ts';
 import { ticketRows, type TicketRow } from './ticket-rows.ts';
+import { escapeHtml } from '../../html.ts';
 
 /**
  * The printable A4 timesheet a client reads: self-contained (inline CSS, no script, no external
@@ -15,14 +16,14 @@ export function renderHtml(model: TimesheetModel): string {
   const title = `${l.title} ${model.number}`;
   const body = [
     header(model, f, l),
-    ...(model.sections.length === 0 ? [`<p class="empty">${esc(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l))),
+    ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l))),
     summary(model, f, l),
   ].join('\n');
   return `<!DOCTYPE html>
-<html lang="${esc(f.locale)}">
+<html lang="${escapeHtml(f.locale)}">
 <head>
 <meta charset="utf-8">
-<title>${esc(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -31,13 +32,6 @@ ${body}
 </html>
 `;
 }
-
-/** Escapes text for html content and quoted attribute values. */
-export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 function header(model: TimesheetModel, f: Formatter, l: Labels): string {
   const meta: [string, string][] = [
@@ -48,13 +42,13 @@ function header(model: TimesheetModel, f: Formatter, l: Labels): string {
   ];
   return `<header class="head">
 <div class="parties">
-<div class="party"><div class="label">${esc(l.agency)}</div><div class="name">${esc(model.agency.name)}</div></div>
-<div class="party"><div class="label">${esc(l.client)}</div><div class="name">${esc(model.client.name)}</div></div>
+<div class="party"><div class="label">${escapeHtml(l.agency)}</div><div class="name">${escapeHtml(model.agency.name)}</div></div>
+<div class="party"><div class="label">${escapeHtml(l.client)}</div><div class="name">${escapeHtml(model.client.name)}</div></div>
 </div>
 <div class="doc">
-<h1>${esc(l.title)}</h1>
+<h1>${escapeHtml(l.title)}</h1>
 <table class="meta">
-${meta.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('\n')}
+${meta.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n')}
 </table>
 </div>
 </header>`;
@@ -63,12 +57,12 @@ ${meta.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('\n
 function section(s: TimesheetSection, f: Formatter, l: Labels): string {
   const rows = ticketRows(s.lines, f.locale).map((r) => row(r, f, l));
   return `<section class="project">
-<h2>${esc(l.project + l.colon + s.project.name)} <span class="key">${esc(s.project.key)}</span></h2>
+<h2>${escapeHtml(l.project + l.colon + s.project.name)} <span class="key">${escapeHtml(s.project.key)}</span></h2>
 <table class="lines">
-<thead><tr><th>${esc(l.ticket)}</th><th>${esc(l.description)}</th><th>${esc(l.dates)}</th><th>${esc(l.people)}</th><th class="num">${esc(l.hours)}</th><th class="num">${esc(l.charged)}</th></tr></thead>
+<thead><tr><th>${escapeHtml(l.ticket)}</th><th>${escapeHtml(l.description)}</th><th>${escapeHtml(l.dates)}</th><th>${escapeHtml(l.people)}</th><th class="num">${escapeHtml(l.hours)}</th><th class="num">${escapeHtml(l.charged)}</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
-<tr class="subtotal"><td colspan="4">${esc(l.subtotal)} ${esc(s.project.key)}</td><td class="num">${f.hours(s.totals.minutes)}</td><td class="num">${f.hours(s.totals.chargedMinutes)}</td></tr>
+<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td><td class="num">${f.hours(s.totals.minutes)}</td><td class="num">${f.hours(s.totals.chargedMinutes)}</td></tr>
 </tbody>
 </table>
 </section>`;
@@ -81,10 +75,10 @@ function row(r: TicketRow, f: Formatter, l: Labels): string {
   if (r.correction) tags.push(l.correction);
   const classes = ['line', r.policy, ...(r.correction ? ['correction'] : [])].join(' ');
   return (
-    `<tr class="${classes}"><td class="id">${esc(r.humanId)}</td>` +
-    `<td class="text">${esc(r.text)}${tags.map((t) => ` <span class="tag">${esc(t)}</span>`).join('')}</td>` +
-    `<td class="date">${esc(f.dateRange(r.firstDate, r.lastDate))}</td>` +
-    `<td class="people">${esc(r.people.join(', '))}</td>` +
+    `<tr class="${classes}"><td class="id">${escapeHtml(r.humanId)}</td>` +
+    `<td class="text">${escapeHtml(r.text)}${tags.map((t) => ` <span class="tag">${escapeHtml(t)}</span>`).join('')}</td>` +
+    `<td class="date">${escapeHtml(f.dateRange(r.firstDate, r.lastDate))}</td>` +
+    `<td class="people">${escapeHtml(r.people.join(', '))}</td>` +
     `<td class="num">${f.hours(r.minutes)}</td><td class="num">${f.hours(r.chargedMinutes)}</td></tr>`
   );
 }
@@ -104,23 +98,23 @@ function totals(t: TimesheetTotals, f: Formatter, l: Labels): string {
     [l.chargedHours, t.chargedMinutes, ' class="grand"'],
   ];
   return `<section class="totals">
-<h2>${esc(l.totals)}</h2>
+<h2>${escapeHtml(l.totals)}</h2>
 <table>
-${rows.map(([k, m, c]) => `<tr${c}><th>${esc(k)}</th><td class="num">${f.hours(m)}</td></tr>`).join('\n')}
+${rows.map(([k, m, c]) => `<tr${c}><th>${escapeHtml(k)}</th><td class="num">${f.hours(m)}</td></tr>`).join('\n')}
 </table>
 </section>`;
 }
 
 function banks(list: TimesheetBank[], f: Formatter, l: Labels): string {
   return `<section class="banks">
-<h2>${esc(l.banks)}</h2>
+<h2>${escapeHtml(l.banks)}</h2>
 <table>
-<thead><tr><th>${esc(l.bankName)}</th><th class="num">${esc(l.balanceBefore)}</th><th class="num">${esc(l.drawn)}</th><th class="num">${esc(l.balanceAfter)}</th></tr></thead>
+<thead><tr><th>${escapeHtml(l.bankName)}</th><th class="num">${escapeHtml(l.balanceBefore)}</th><th class="num">${escapeHtml(l.drawn)}</th><th class="num">${escapeHtml(l.balanceAfter)}</th></tr></thead>
 <tbody>
 ${list
   .map(
     (b) =>
-      `<tr><td>${esc(b.name)}</td><td class="num">${f.hours(b.beforeMinutes)}</td><td class="num">${f.hours(b.drawnMinutes)}</td><td class="num">${f.hours(b.afterMinutes)}</td></tr>`,
+      `<tr><td>${escapeHtml(b.name)}</td><td class="num">${f.hours(b.beforeMinutes)}</td><td class="num">${f.hours(b.drawnMinutes)}</td><td class="num">${f.hours(b.afterMinutes)}</td></tr>`,
   )
   .join('\n')}
 </tbody>
