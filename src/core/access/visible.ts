@@ -29,7 +29,7 @@ export function visibleTicket(sql: Db, p: Principal, alias = 't', opts: { extraV
     case 'member':
     case 'agent':
       role = sql`(${t}.project_id is null
-        or ${t}.project_id in (select pm.project_id from project_memberships pm where pm.identity_id = ${me} and pm.workspace_id = ${p.workspaceId})
+        or ${t}.project_id in (${memberProjects(sql, p)})
         or ${t}.reporter_id = ${me} or ${t}.assignee_id = ${me} or ${viewer})`;
       break;
     case 'client_elevated':
@@ -50,6 +50,11 @@ export function clientOnProject(sql: Db, project: string, clientId: string | Fra
   const pr = sql(project);
   return sql`(${pr}.billing_client_id = ${clientId}::uuid
               or exists (select 1 from project_collaborators pc where pc.project_id = ${pr}.id and pc.client_id = ${clientId}::uuid))`;
+}
+
+/** Projects a workspace user is a member of, as a set: every ticket of them is theirs to see. */
+export function memberProjects(sql: Db, p: Principal): Fragment {
+  return sql`select pm.project_id from project_memberships pm where pm.identity_id = ${p.identityId} and pm.workspace_id = ${p.workspaceId}`;
 }
 
 /** Projects a client takes part in, as a set (see clientOnProject): as billing client or as collaborating client. */

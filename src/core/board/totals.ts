@@ -1,4 +1,4 @@
-import { visibleTicket } from '../access/visible.ts';
+import { clientProjects, memberProjects, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { ticketFilterSchema, type TicketFilters } from '../tickets/filters.ts';
 import type { Fragment } from '../tickets/summary.ts';
@@ -84,12 +84,10 @@ function wholeProjects(ctx: Ctx, f: TicketFilters, key: Fragment): Fragment {
       break;
     case 'member':
     case 'agent':
-      role = sql`(${key} = ${INBOX_KEY}::uuid or ${key} in (select pm.project_id from project_memberships pm
-        where pm.identity_id = ${p.identityId} and pm.workspace_id = ${p.workspaceId}))`;
+      role = sql`(${key} = ${INBOX_KEY}::uuid or ${key} in (${memberProjects(sql, p)}))`;
       break;
     case 'client_elevated':
-      role = sql`${key} in (select pr.id from projects pr where pr.billing_client_id = ${p.clientId}::uuid
-        union all select pc.project_id from project_collaborators pc where pc.client_id = ${p.clientId}::uuid)`;
+      role = sql`${key} in (${clientProjects(sql, p.clientId!)})`;
       break;
     case 'client':
       role = sql`false`;
