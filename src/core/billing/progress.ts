@@ -7,9 +7,8 @@ import { advanceRun } from './advance.ts';
  * The job that sends one delivery; keyed by it, so it is never queued twice. A resend (`fresh`)
  * replaces whatever job the key still names (one out of attempts after a killed worker).
  */
-export async function enqueueDelivery(sql: Db, deliveryId: string, fresh = false): Promise<void> {
-  const [d] = await sql<{ workspaceId: string }[]>`select workspace_id as "workspaceId" from document_deliveries where id = ${deliveryId}`;
-  await enqueue(sql, deliverJob, { workspaceId: d!.workspaceId, deliveryId }, { fresh });
+export async function enqueueDelivery(sql: Db, delivery: { id: string; workspaceId: string }, fresh = false): Promise<void> {
+  await enqueue(sql, deliverJob, { workspaceId: delivery.workspaceId, deliveryId: delivery.id }, { fresh });
 }
 
 /**
@@ -27,7 +26,7 @@ export async function timesheetRendered(sql: Db, timesheetId: string, now: Date)
     from timesheets s join billing_runs r on r.id = s.run_id where s.id = ${timesheetId}`;
   if (!sheet) return;
   if (sheet.complete && sheet.version === 1 && !sheet.voided) {
-    const created = await sql<{ id: string }[]>`
+    const created = await sql<{ id: string; workspaceId: string; state: string }[]>`
       insert into document_deliveries (workspace_id, timesheet_id, recipient_id, email, state, detail, attempted_at, updated_at)
       select s.workspace_id, s.id, r.id, nullif(trim(r.email), ''),
              case when r.opted_out or nullif(trim(r.email), '') is null then 'skipped' else 'pending' end,
@@ -39,8 +38,8 @@ export async function timesheetRendered(sql: Db, timesheetId: string, now: Date)
       where s.id = ${timesheetId}
       order by r.created_at, r.id
       on conflict (timesheet_id, recipient_id) do nothing
-      returning id, state`;
-    for (const d of created as unknown as { id: string; state: string }[]) if (d.state === 'pending') await enqueueDelivery(sql, d.id);
+      returning id, workspace_id as "workspaceId", state`;
+    for (const d of created) if (d.state === 'pending') await enqueueDelivery(sql, d);
   }
   await advanceRun(sql, sheet.runId, now);
 }

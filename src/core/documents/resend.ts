@@ -61,7 +61,7 @@ async function resendAudited(ctx: Ctx, raw: { documentId?: unknown; deliveryId?:
       where id = ${deliveryId}
       returning id, email, state, detail, to_char(attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "attemptedAt"`;
     await sql`update billing_runs set status = 'delivering', completed_at = null where id = ${d.runId} and status = 'completed'`;
-    await enqueueDelivery(sql, deliveryId, true);
+    await enqueueDelivery(sql, { id: deliveryId, workspaceId: p.workspaceId }, true);
     return row!;
   });
 }
