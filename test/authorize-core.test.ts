@@ -1,3 +1,4 @@
+import { runOp } from '../src/core/operation.ts';
 import { randomUUID } from 'node:crypto';
 import { getRun, listRuns } from '../src/core/billing/list.ts';
 import { startRun } from '../src/core/billing/start.ts';
@@ -234,8 +235,8 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'banks.balances': (ctx) => getBankBalances(ctx, {}),
   'context.pack': (ctx) => getContextPack(ctx, {}),
   'time.list': (ctx) => listTime(ctx, { from: '2026-03-09', to: '2026-03-15' }),
-  'time.log': (ctx) => logTime(ctx, { ticketId: w.ticket.id, spentOn: '2026-03-10', minutes: 5 }),
-  'time.edit': (ctx) => editTime(ctx, { id: randomUUID(), minutes: 5 }),
+  'time.log': (ctx) => runOp(logTime, ctx, { ticketId: w.ticket.id, spentOn: '2026-03-10', minutes: 5 }),
+  'time.edit': (ctx) => runOp(editTime, ctx, { id: randomUUID(), minutes: 5 }),
   'time.delete': (ctx) => deleteTime(ctx, { id: randomUUID() }),
   'time.correct': (ctx) => correctTime(ctx, { id: randomUUID(), minutes: 5 }),
   'time.reattribute': (ctx) => reattributeTicketTime(ctx, { id: w.ticket.id }),

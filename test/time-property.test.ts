@@ -1,3 +1,4 @@
+import { runOp } from '../src/core/operation.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
@@ -148,13 +149,13 @@ async function apply(sql: Db, w: World, o: Op, rows: Row[]): Promise<void> {
   const date = (d: number) => addDays('2024-01-01', d);
   switch (o.kind) {
     case 'log':
-      await logTime(ctxFor(sql, w, o.actor), { ticketId: w.ticketId, spentOn: date(o.day), minutes: o.minutes });
+      await runOp(logTime, ctxFor(sql, w, o.actor), { ticketId: w.ticketId, spentOn: date(o.day), minutes: o.minutes });
       return;
     case 'edit': {
       const id = pick(o.pick);
       if (!id) return;
       const body = { minutes: o.minutes, spentOn: o.day === undefined ? undefined : date(o.day), note: o.note, billable: o.billable };
-      await editTime(ctxFor(sql, w, o.actor), { ...body, id });
+      await runOp(editTime, ctxFor(sql, w, o.actor), { ...body, id });
       return;
     }
     case 'correct': {

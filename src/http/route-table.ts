@@ -2,8 +2,9 @@ import type { Middleware } from 'koa';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { ACTIONS, type Action } from '../core/access/actions.ts';
+import { runOpSent, type AnyOperation, type OperationResult } from '../core/operation.ts';
 import { MAX_REF_LENGTH } from '../core/tickets/ref.ts';
-import type { AppContext, AppDeps, AppState } from './context.ts';
+import { coreCtx, type AppContext, type AppDeps, type AppState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 
 /**
@@ -39,10 +40,16 @@ export type ResponseBody = z.ZodType | null | { file: string[] };
 export type RouteOutput = z.ZodType | Readonly<Record<number, ResponseBody>>;
 
 /** One REST route: the data the router, the route-table test and (issue 15) the OpenAPI document read. */
-export interface RouteDef<P extends z.ZodType = z.ZodType> {
+export interface RouteDef<P extends z.ZodType = z.ZodType, Op extends AnyOperation = AnyOperation> {
   method: HttpMethod;
   /** The path inside its group (a group may add a prefix: `/api/auth`, `/api/w/:slug`). */
   path: string;
+  /**
+   * The core operation the route runs (src/core/operation.ts): the router authenticates the caller
+   * and hands `runOpSent` the request's input; the operation authorizes, parses, runs and audits.
+   */
+  op?: Op;
+  /** The operation's action, or the access of a route that runs none (set by defineRoute from `op`). */
   action: RouteAccess;
   input: RouteInput<P>;
   /**
@@ -52,13 +59,33 @@ export interface RouteDef<P extends z.ZodType = z.ZodType> {
   output: RouteOutput | null;
   /** Route middleware run after authentication and before the handler (uploads: multipart parsing). */
   before?: (deps: AppDeps) => Middleware[];
-  /** Parses, calls one core operation, shapes the response. */
-  handler(req: RouteRequest<z.output<P>>): unknown;
+  /** The success status of an operation's route (default 200). */
+  status?: number;
+  /**
+   * The operation's input from the request; default: the query (GET, DELETE) or the body, with
+   * the path's params beside them (`opInput`).
+   */
+  sent?: (req: RouteRequest<z.output<P>>) => unknown;
+  /** Shapes the response from the operation's result (headers, a file); default: the result is the JSON body. */
+  respond?: (ctx: AppContext, result: OperationResult<Op>) => void;
+  /** A route that runs no operation (health, the API document, the session's own routes): the whole answer. */
+  handler?: (req: RouteRequest<z.output<P>>) => unknown;
 }
 
-/** Declares a route; the identity function that gives the handler its parsed params' type. */
-export function defineRoute<P extends z.ZodType = z.ZodType<Record<string, never>>>(route: RouteDef<P>): RouteDef {
-  return route as RouteDef;
+type RouteSpec<P extends z.ZodType, Op extends AnyOperation> =
+  | (Omit<RouteDef<P, Op>, 'action' | 'handler' | 'output'> & { op: Op; action?: undefined; output?: RouteOutput | null })
+  | (Omit<RouteDef<P, Op>, 'op' | 'sent' | 'respond' | 'status'> & { handler: NonNullable<RouteDef<P, Op>['handler']> });
+
+/**
+ * Declares a route; the identity function that gives the handler its parsed params' type. A
+ * route with an operation takes its action (and, unless it says otherwise, its output) from it.
+ */
+export function defineRoute<P extends z.ZodType = z.ZodType<Record<string, never>>, Op extends AnyOperation = AnyOperation>(spec: RouteSpec<P, Op>): RouteDef {
+  if ('op' in spec && spec.op) {
+    const output = spec.output === undefined ? (spec.status ? { [spec.status]: spec.op.output } : spec.op.output) : spec.output;
+    return { ...spec, action: spec.op.action, output } as unknown as RouteDef;
+  }
+  return spec as unknown as RouteDef;
 }
 
 /** A tag of the OpenAPI document: one subject of the API. */
@@ -128,11 +155,28 @@ export function opInput(body: unknown, fields: Record<string, unknown>): unknown
 
 const NO_PARAMS = Object.freeze({});
 
+const READS_QUERY = new Set<HttpMethod>(['GET', 'DELETE']);
+
+/** What an operation's route sends it by default: the query or the body, with the path's params beside them. */
+function defaultSent({ ctx, params }: RouteRequest<unknown>, method: HttpMethod): unknown {
+  const fields = (params ?? {}) as Record<string, unknown>;
+  return READS_QUERY.has(method) ? { ...ctx.query, ...fields } : opInput(ctx.request.body, fields);
+}
+
 function dispatch(route: RouteDef, deps: AppDeps): Middleware {
+  const { op } = route;
   return async (ctx) => {
     const c = ctx as AppContext;
     const params: unknown = route.input.params ? route.input.params.parse(c.params) : NO_PARAMS;
-    await route.handler({ ctx: c, deps, params });
+    const req = { ctx: c, deps, params };
+    if (!op) {
+      await route.handler!(req);
+      return;
+    }
+    const result = await runOpSent(op, coreCtx(deps, c), route.sent ? route.sent(req) : defaultSent(req, route.method));
+    if (route.status) c.status = route.status;
+    if (route.respond) route.respond(c, result);
+    else c.body = result;
   };
 }
 

@@ -129,7 +129,12 @@ export async function filterQuery(ctx: Ctx, a: FilterArgs): Promise<Record<strin
   };
 }
 
+/** `T` with the keys that may be undefined made optional (what `defined` leaves out when they are). */
+export type Defined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
 /** Drops undefined entries (a query string has no "undefined" values). */
-export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+export function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<T>;
 }

@@ -8,6 +8,7 @@ import type { Ctx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
 import { assertCleanInput } from '../core/input.ts';
 import { toAppError } from '../core/failures.ts';
+import { runOp, type AnyOperation, type OperationInput, type OperationResult } from '../core/operation.ts';
 import { idempotencyKeySchema } from '../core/idempotency/keys.ts';
 import { runToolOnce } from './idempotent.ts';
 import { summaryText } from './shapes.ts';
@@ -39,16 +40,20 @@ export function surfaceKey(s: Surface): string {
   return `${scopes}|${p.via}|${role}|${s.inbox ? 'i' : '-'}:${s.projectIds ? [...s.projectIds].sort().join(',') : '*'}`;
 }
 
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Op extends AnyOperation = AnyOperation> {
   name: string;
   title: string;
   /** Written for a model: what the tool is for, when to use it, what it returns. */
   description: string;
   toolset: Toolset;
   /**
-   * The core action the tool performs (for a tool calling several operations, the one that
-   * decides whether it can ever succeed): the token's scopes and role decide, through the core's
-   * `can`, whether the tool exists on a connection.
+   * The core operation the tool runs (src/core/operation.ts); `runOp` authorizes, parses, runs
+   * and audits it as for every other door.
+   */
+  op?: Op;
+  /**
+   * The operation's action (set by defineTool from `op`): the token's scopes and role decide,
+   * through the core's `can`, whether the tool exists on a connection.
    */
   action: Action;
   /** Changes data: the action needs the write scope (derived by defineTool; read-only connections hide it). */
@@ -60,7 +65,15 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   output: O;
   /** Core error `details.field` -> this tool's argument name, where they differ (reported as `details.argument`). */
   fields?: Record<string, string>;
-  run: (ctx: Ctx, args: z.output<I>, surface: Surface) => Promise<z.input<O>>;
+  /**
+   * The operation's input from the tool's arguments (names resolved to ids, the tool's defaults);
+   * typed by the operation's input schema.
+   */
+  args?: (ctx: Ctx, args: z.output<I>, surface: Surface) => OperationInput<Op> | Promise<OperationInput<Op>>;
+  /** Not yet declared as an operation (issue 21, in progress): calls the core itself. */
+  run?: (ctx: Ctx, args: z.output<I>, surface: Surface) => Promise<z.input<O>>;
+  /** The tool's result from the operation's (default: the operation's result as it is). */
+  result?: (result: OperationResult<Op>, args: z.output<I>, ctx: Ctx) => z.input<O> | Promise<z.input<O>>;
   /**
    * The text content for clients that read only text: a short rendering, never a second copy of
    * the structured content's JSON; default: its top-level values (summaryText).
@@ -73,13 +86,23 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   content?: (result: Record<string, unknown>, out: z.output<O>) => CallToolResult['content'];
 }
 
-/** A tool as its file declares it: `writes` follows from the action. */
-export type ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> = Omit<ToolDef<I, O>, 'writes'>;
+/** A tool as its file declares it: the action and `writes` follow from the operation. */
+export type ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Op extends AnyOperation = AnyOperation> =
+  | (Omit<ToolDef<I, O, Op>, 'writes' | 'action' | 'run'> & { op: Op; args: NonNullable<ToolDef<I, O, Op>['args']> })
+  | Omit<ToolDef<I, O, Op>, 'writes' | 'op' | 'args' | 'result'>;
 
 /** Keeps the generic types of one tool while collecting tools of different shapes in one list. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): ToolDef {
-  const writes = requirementsOf(spec.action).scope === 'write';
-  return withIdempotencyKey({ ...spec, writes } as unknown as ToolDef);
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, Op extends AnyOperation>(spec: ToolSpec<I, O, Op>): ToolDef {
+  const action = 'op' in spec && spec.op ? spec.op.action : (spec as { action: Action }).action;
+  const writes = requirementsOf(action).scope === 'write';
+  return withIdempotencyKey({ ...spec, action, writes } as unknown as ToolDef);
+}
+
+/** Runs the tool's operation through `runOp` with the input its arguments make, and shapes the result. */
+async function callOperation(tool: ToolDef, ctx: Ctx, args: Record<string, unknown>, surface: Surface): Promise<unknown> {
+  if (!tool.op || !tool.args) return tool.run!(ctx, args, surface);
+  const result = await runOp(tool.op, ctx, await tool.args(ctx, args, surface));
+  return tool.result ? tool.result(result, args, ctx) : result;
 }
 
 /**
@@ -129,7 +152,7 @@ export async function runTool(
       const { idempotencyKey: _key, ...rest } = rawArgs as Record<string, unknown>;
       return await runToolOnce(ctx, tool.name, idempotencyKey, rest, (c) => runTool(tool, c, surface, rest, input, logError));
     }
-    const result = (await tool.run(ctx, args, surface)) as Record<string, unknown>;
+    const result = (await callOperation(tool, ctx, args, surface)) as Record<string, unknown>;
     const out = tool.output.parse(result) as Record<string, unknown>;
     if (tool.content) return { content: tool.content(result, out), structuredContent: out };
     return { content: [{ type: 'text', text: tool.text ? tool.text(out) : summaryText(out) }], structuredContent: out };

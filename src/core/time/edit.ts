@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idSchema } from '../response-schema.ts';
 import { clientOnProject } from '../access/visible.ts';
 import { requireAdmin, requireSession } from '../auth/guards.ts';
 import { isAdminRole } from '../auth/principal.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import type { Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -70,12 +71,15 @@ function changedFields(e: LockedEntry, b: Body): Field[] {
  * A correction and its original keep one attribution and billable flag (`attribution_diverges`), and their
  * running net never goes below zero.
  */
-export async function editTime(ctx: Ctx, raw: unknown): Promise<{ id: string }> {
-  authorize(ctx, 'time.edit');
-  const p = ctx.principal;
-  const body = parseInput(editTimeInput, raw);
-  const id = body.id;
-  return tx(ctx, async (ctx) => {
+export const editTime = defineOp({
+  name: 'time.edit',
+  action: 'time.edit',
+  input: editTimeInput,
+  output: idSchema,
+  tx: true,
+  run: async (ctx, body): Promise<{ id: string }> => {
+    const p = ctx.principal;
+    const id = body.id;
     const { sql } = ctx;
     const e = await lockEntry(ctx, id);
     const admin = isAdminRole(p.role);
@@ -111,8 +115,8 @@ export async function editTime(ctx: Ctx, raw: unknown): Promise<{ id: string }> 
     if (changed.includes('minutes')) await checkNet(sql, e, body.minutes!);
     await applyEdit(ctx, e, body, changed, periodId);
     return { id: e.id };
-  });
-}
+  },
+});
 
 async function destinationPeriod(ctx: Ctx, e: LockedEntry, spentOn: string): Promise<string> {
   const me = await staffMember(ctx.sql, e.workspaceId, ctx.principal.identityId);

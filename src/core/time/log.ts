@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { conflict, invalid } from '../errors.ts';
 import { findPeriod, periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -10,7 +9,8 @@ import { loadTicket } from '../tickets/load.ts';
 import { HUMAN_ID_PATTERN } from '../tickets/ref.ts';
 import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idSchema } from '../response-schema.ts';
 
 export const logTimeInput = z.object({
   ticketId: z
@@ -30,11 +30,14 @@ export type LogTimeInput = z.input<typeof logTimeInput>;
  * (project membership override first, then the membership default), and carries the caller's
  * timezone, in which `startedAt` is a wall-clock time.
  */
-export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }> {
-  authorize(ctx, 'time.log');
-  const p = ctx.principal;
-  const body = parseInput(logTimeInput, input);
-  return tx(ctx, async (ctx) => {
+export const logTime = defineOp({
+  name: 'time.log',
+  action: 'time.log',
+  input: logTimeInput,
+  output: idSchema,
+  tx: true,
+  run: async (ctx, body): Promise<{ id: string }> => {
+    const p = ctx.principal;
     const { sql } = ctx;
     // three independent reads, pipelined on the transaction's connection (a human id is resolved in each)
     const [ticket, member, existing] = await Promise.all([
@@ -81,5 +84,5 @@ export async function logTime(ctx: Ctx, input: unknown): Promise<{ id: string }>
     // pipelined too; the ticket is held, so a concurrent DELETE waits for this transaction
     await Promise.all([insert, event]);
     return { id };
-  });
-}
+  },
+});

@@ -29,27 +29,8 @@ export const timeRoutes = [
       ctx.body = await listTime(coreCtx(deps, ctx), ctx.query);
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/time',
-    action: 'time.log',
-    input: { body: logTimeInput },
-    output: { 201: idSchema },
-    handler: async ({ ctx, deps }) => {
-      ctx.status = 201;
-      ctx.body = await logTime(coreCtx(deps, ctx), ctx.request.body);
-    },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/time/:id',
-    action: 'time.edit',
-    input: { params: byId, body: editTimeFields },
-    output: idSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await editTime(coreCtx(deps, ctx), opInput(ctx.request.body, params));
-    },
-  }),
+  defineRoute({ method: 'POST', path: '/time', op: logTime, input: { body: logTimeInput }, status: 201 }),
+  defineRoute({ method: 'PATCH', path: '/time/:id', op: editTime, input: { params: byId, body: editTimeFields } }),
   defineRoute({
     method: 'DELETE',
     path: '/time/:id',

@@ -19,7 +19,7 @@ export const logTimeTool = defineTool({
   title: 'Log time',
   description: 'Log minutes you worked on a ticket (in a project) on a date. Entries are always yours. Returns the entry id.',
   toolset: 'time',
-  action: 'time.log',
+  op: logTime,
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -31,18 +31,15 @@ export const logTimeTool = defineTool({
     }),
   output: idResult,
   fields: { ticketId: 'ticket' },
-  run: async (ctx, a) =>
-    logTime(
-      ctx,
-      defined({
-        ticketId: await resolveTicketUuid(ctx, a.ticket, 'ticket'),
-        spentOn: a.spentOn,
-        minutes: a.minutes,
-        startedAt: a.startedAt,
-        note: a.note,
-        billable: a.billable,
-      }),
-    ),
+  args: async (ctx, a) =>
+    defined({
+      ticketId: await resolveTicketUuid(ctx, a.ticket, 'ticket'),
+      spentOn: a.spentOn,
+      minutes: a.minutes,
+      startedAt: a.startedAt,
+      note: a.note,
+      billable: a.billable,
+    }),
 });
 
 export const updateTimeEntryTool = defineTool({
@@ -50,7 +47,7 @@ export const updateTimeEntryTool = defineTool({
   title: 'Update time entry',
   description: "Change your time entry (owner/admin: anyone's) in an open period: date, start, minutes, note, billable. Billed entries never change.",
   toolset: 'time',
-  action: 'time.edit',
+  op: editTime,
   idempotent: true,
   fields: { id: 'entryId' },
   input: () =>
@@ -63,8 +60,7 @@ export const updateTimeEntryTool = defineTool({
       billable: z.boolean().optional().describe('Billable to the client.'),
     }),
   output: idResult,
-  run: (ctx, a) =>
-    editTime(ctx, defined({ id: a.entryId, spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable })),
+  args: (_ctx, a) => defined({ id: a.entryId, spentOn: a.spentOn, startedAt: a.startedAt, minutes: a.minutes, note: a.note, billable: a.billable }),
 });
 
 const entry = z.object({

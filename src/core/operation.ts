@@ -1,0 +1,89 @@
+import type { z } from 'zod';
+import { authorize } from './access/authorize.ts';
+import type { Action } from './access/actions.ts';
+import { tx, type Ctx } from './ctx.ts';
+import { audited } from './ops/audit.ts';
+import { parseInput } from './validation.ts';
+
+/**
+ * One operation of the service, declared once (sentry-mcp's `defineTool`, Outline's commands with
+ * their policies): what it is called, the action of the permission table it needs, its input and
+ * output schemas, whether it runs in one transaction, what the audit log records of it, and `run`,
+ * typed by the input schema. Every door (REST, MCP, console, CLI, jobs) names the operation and
+ * hands `runOp` its input; none authorizes, parses or audits on its own.
+ */
+export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
+  readonly kind: 'operation';
+  /** Unique, dotted like the actions (`time.edit`); what logs and the door walk name. */
+  readonly name: string;
+  /** The row of the action table (src/core/access/actions.ts) `runOp` authorizes before anything else. */
+  readonly action: Action;
+  /** The input, parsed by `runOp` after authorizing (so a caller without the scope gets 403, not 400). */
+  readonly input: S;
+  /** The result as the contract describes it (the REST body; MCP tools shape their own). */
+  readonly output: z.ZodType | null;
+  /** `run` inside one transaction (the audit row is written after it, on the pool, so a rollback keeps it). */
+  readonly tx?: boolean;
+  /** Recorded in the audit log with the caller and their door, refusals and failures too. */
+  readonly audit?: OperationAudit<z.output<S>, R>;
+  /** The rule itself: input already authorized (as far as the action alone decides) and parsed. */
+  readonly run: (ctx: Ctx, input: z.output<S>) => Promise<R>;
+}
+
+export interface OperationAudit<I, R> {
+  /** The audit log's action (`billing.run.void`). */
+  action: string;
+  /** What was acted on, from the input as sent (a refusal is recorded before the input is parsed). */
+  target: (sent: Partial<Record<keyof I, unknown>>) => string | null;
+  /** A line of detail for a success (the void's reason). */
+  detail?: (input: I, result: R) => string | null;
+}
+
+/** Any operation, whatever its input and result (what a door's table holds). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any, any>;
+export type OperationInput<O extends AnyOperation> = z.input<O['input']>;
+export type OperationResult<O extends AnyOperation> = Awaited<ReturnType<O['run']>>;
+
+/** Declares an operation (the identity, with the kind that marks it for the door walk). */
+export function defineOp<S extends z.ZodType, R>(def: Omit<Operation<S, R>, 'kind'>): Operation<S, R> {
+  return Object.freeze({ ...def, kind: 'operation' as const });
+}
+
+export const isOperation = (x: unknown): x is AnyOperation =>
+  typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'operation' && typeof (x as { run?: unknown }).run === 'function';
+
+/**
+ * Runs an operation the one way every door does: authorize its action, parse its input, run it
+ * (in a transaction when it declares one), and record it in the audit log when it declares an
+ * audit. Typed: a door that builds the input in code (MCP, console, CLI, jobs, another operation)
+ * is checked by the compiler; what arrives off the wire goes through `runOpSent`.
+ */
+export function runOp<O extends AnyOperation>(op: O, ctx: Ctx, input: OperationInput<O>): Promise<OperationResult<O>> {
+  return runOpSent(op, ctx, input);
+}
+
+/**
+ * `runOp` for input as it arrived (a REST body and path merged, a test's deliberately wrong
+ * value): the operation's own schema decides what it is.
+ */
+export function runOpSent<O extends AnyOperation>(op: O, ctx: Ctx, sent: unknown): Promise<OperationResult<O>> {
+  const audit = op.audit as OperationAudit<unknown, unknown> | undefined;
+  if (!audit) return execute(op, ctx, sent);
+  const fields = (typeof sent === 'object' && sent !== null ? sent : {}) as Record<string, unknown>;
+  let parsed: unknown;
+  return audited(
+    ctx,
+    audit.action,
+    audit.target(fields),
+    (ctx) => execute(op, ctx, sent, (input) => (parsed = input)),
+    audit.detail ? (r) => audit.detail!(parsed, r) : undefined,
+  );
+}
+
+async function execute<O extends AnyOperation>(op: O, ctx: Ctx, sent: unknown, parsed?: (input: unknown) => void): Promise<OperationResult<O>> {
+  authorize(ctx, op.action);
+  const input = parseInput(op.input, sent);
+  parsed?.(input);
+  return (op.tx ? tx(ctx, (t) => op.run(t, input)) : op.run(ctx, input)) as Promise<OperationResult<O>>;
+}
