@@ -89,7 +89,7 @@ import type { TicketFacts, ProjectFacts } from '../src/core/access/facts.ts';
  */
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
-const ALL_SCOPES: Scope[] = ['read', 'write', 'triage'];
+const ALL_SCOPES: Scope[] = ['read', 'write', 'triage', 'admin'];
 
 interface World {
   sql: Db;

@@ -29,7 +29,8 @@ export function protectedResourceMetadata(origin: string): ProtectedResourceMeta
     resource: `${origin}${MCP_PATH}`,
     resource_name: 'Work tracker MCP server',
     bearer_methods_supported: ['header'],
-    scopes_supported: [...scopes],
+    // `admin` serves the REST administration only: no MCP tool administers
+    scopes_supported: scopes.filter((s) => s !== 'admin'),
   };
 }
 

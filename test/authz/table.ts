@@ -13,9 +13,10 @@ import { isAdmin, isClient, seesHiddenProject, seesInbox, type Audience, type Au
  *
  * `auth`: `public` (no credential needed), `cookie` (a browser session only, else 401), `bearer`
  * (a token only, else 401: /mcp), `read`/`write` (token scope or a session; a token without the
- * scope is 403 missing_scope), `session` (a token is 403 session_required).
+ * scope is 403 missing_scope), `session` (a token is 403 session_required), `admin` (a session, or a
+ * token with the admin scope, else 403 missing_scope; the probe adds `admin: true` for the role).
  */
-export type Gate = 'public' | 'cookie' | 'bearer' | 'read' | 'write' | 'session';
+export type Gate = 'public' | 'cookie' | 'bearer' | 'read' | 'write' | 'session' | 'admin';
 
 export interface Request extends SendOptions {
   params?: Record<string, string>;
@@ -592,6 +593,7 @@ export function credentialGate(p: Probe, c: Cred): Expected | null {
     if (p.auth === 'bearer' && !token) return { status: [401] };
     if (p.auth === 'session' && token) return { status: [403], reason: 'session_required' };
     if (p.auth === 'write' && token && !c.scopes.includes('write')) return { status: [403], reason: 'missing_scope' };
+    if (p.auth === 'admin' && token && !c.scopes.includes('admin')) return { status: [403], reason: 'missing_scope' };
   }
   if (p.workspaceOnly && isClient(c)) return { status: [403], reason: 'workspace_users_only' };
   return null;

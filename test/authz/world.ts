@@ -332,6 +332,8 @@ const TOKEN_SHAPES: { label: string; scopes: Scope[]; allowList: boolean }[] = [
   { label: 'read+write', scopes: ['read', 'write'], allowList: false },
   { label: 'read+write+triage', scopes: ['read', 'write', 'triage'], allowList: false },
   { label: 'allow-list [PA]', scopes: ['read', 'write', 'triage'], allowList: true },
+  // minted by the factory for every role: the admin scope alone never lifts a role (issue 22)
+  { label: 'read+write+triage+admin', scopes: ['read', 'write', 'triage', 'admin'], allowList: false },
 ];
 
 /** Every role by browser session and by each token shape; the agent by agent tokens; and nobody. */

@@ -53,6 +53,11 @@ export type BooleanPermission = { [K in keyof TicketPermissions]: TicketPermissi
 const read = { scope: 'read' } as const;
 const write = { scope: 'write' } as const;
 const session = { session: true } as const;
+/**
+ * Administration (issue 22): Owner or Admin, from a browser session (which holds every scope) or a
+ * token with the `admin` scope (provisioning scripts; only an Owner or Admin mints one).
+ */
+const administer = { scope: 'admin', admin: true } as const;
 const onTicket = { ticket: true } as const;
 const editTicket = { ticket: { allows: 'edit', reason: 'edit_forbidden', message: 'You may not edit this ticket.' } } as const;
 /** Writing a comment or an attachment: its audience must be one of `permissions.comment`. */
@@ -145,7 +150,7 @@ export const ACTIONS = {
   'categories.create': { ...session, staff: true, admin: true },
   'categories.assign': { ...session, staff: true, admin: true },
   'members.update': { ...session, staff: true },
-  'members.role': { ...session, admin: true },
+  'members.role': administer,
   'mailbox.read': { ...session, admin: true, orFlag: 'billingOperator' },
   'mailbox.write': { ...session, admin: true },
   'mailbox.poll': { ...session, admin: true },

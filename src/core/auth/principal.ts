@@ -1,7 +1,8 @@
 export const roles = ['owner', 'admin', 'member', 'agent', 'client_elevated', 'client'] as const;
 export type Role = (typeof roles)[number];
 
-export const scopes = ['read', 'write', 'triage'] as const;
+/** `admin`: administrative operations by token (provisioning scripts); only an Owner or Admin mints it. */
+export const scopes = ['read', 'write', 'triage', 'admin'] as const;
 export type Scope = (typeof scopes)[number];
 
 /** Where content created by this caller says it came from. */

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { forbidden, notFound, unauthenticated } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 import type { GuardedBy } from './login-guard.ts';
-import type { Principal, Role } from './principal.ts';
+import { scopes, type Principal, type Role } from './principal.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
 
 export const loginInput = z.object({
@@ -141,7 +141,7 @@ export async function sessionPrincipal(sql: Db, session: Session, slug: string):
     role: m.role,
     clientId: m.client_id,
     via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
+    scopes: new Set(scopes),
     projectIds: null,
     tokenId: null,
     tokenKind: null,

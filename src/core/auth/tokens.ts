@@ -13,7 +13,7 @@ import { unknownPerson } from '../resolve/people.ts';
 
 export const createTokenInput = z.object({
   name: z.string().trim().min(1).max(100).describe('A label to recognise the token by'),
-  scopes: z.array(z.enum(scopes)).min(1).max(3).describe('read, write and/or triage'),
+  scopes: z.array(z.enum(scopes)).min(1).max(scopes.length).describe('read, write, triage and/or admin (admin: Owner or Admin only)'),
   projectIds: z.array(z.uuid()).max(100).nullish().describe('Restrict the token to these projects'),
   kind: z.enum(['delegated', 'agent']).default('delegated'),
   agentId: z.uuid().nullish().describe('The agent account an agent token acts as'),
@@ -93,6 +93,8 @@ export async function createToken(ctx: Ctx, raw: unknown) {
   const input = parseInput(createTokenInput, raw);
   const p = ctx.principal;
   return tx(ctx, async ({ sql }) => {
+    // an admin-scoped token does what its person's role allows them administratively: only they mint one
+    if (input.scopes.includes('admin')) requireAdmin(p, 'Only an owner or admin may create admin-scoped tokens.', { field: 'scopes' });
     let actsAs = p.identityId;
     if (input.kind === 'agent') {
       requireAdmin(p, 'Only an owner or admin may create agent tokens.');
