@@ -20,8 +20,8 @@ import { listChanges } from '../src/core/changes/feed.ts';
 import { addCodehostLink } from '../src/core/codehost/add.ts';
 import { listCodehostLinks } from '../src/core/codehost/list.ts';
 import { removeCodehostLink } from '../src/core/codehost/remove.ts';
-import { deleteComment, editComment } from '../src/core/comments/change.ts';
-import { createComment } from '../src/core/comments/create.ts';
+import { deleteComment, editComment, editCommentByName } from '../src/core/comments/change.ts';
+import { createComment, createCommentByName } from '../src/core/comments/create.ts';
 import { listComments } from '../src/core/comments/list.ts';
 import { getContextPack } from '../src/core/context/pack.ts';
 import type { Ctx } from '../src/core/ctx.ts';
@@ -210,20 +210,20 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   // inputs of the subject rules name what the `lacking` person may not: another viewer, the internal audience
   'viewers.remove': (ctx) => removeViewer(ctx, { ref: w.ticket.humanId, identityId: w.outsider.id }),
   'viewers.preview': (ctx) => previewVisibility(ctx, { ref: w.ticket.humanId, audience: 'internal', mentions: [] }),
-  'comments.list': (ctx) => listComments(ctx, { ref: w.ticket.humanId }),
-  'comments.create': (ctx) => createComment(ctx, { ref: w.ticket.humanId, body: 'x', audience: 'internal' }),
-  'comments.edit': (ctx) => editComment(ctx, { ref: w.ticket.humanId, commentId: w.clientComment.id, body: 'x', audience: 'internal' }),
-  'comments.delete': (ctx) => deleteComment(ctx, { ref: w.ticket.humanId, commentId: randomUUID() }),
+  'comments.list': (ctx) => runOp(listComments, ctx, { ref: w.ticket.humanId }),
+  'comments.create': (ctx) => runOp(createComment, ctx, { ref: w.ticket.humanId, body: 'x', audience: 'internal' }),
+  'comments.edit': (ctx) => runOp(editComment, ctx, { ref: w.ticket.humanId, commentId: w.clientComment.id, body: 'x', audience: 'internal' }),
+  'comments.delete': (ctx) => runOp(deleteComment, ctx, { ref: w.ticket.humanId, commentId: randomUUID() }),
   'attachments.upload': (ctx) =>
-    uploadAttachment(ctx, {
+    runOp(uploadAttachment, ctx, {
       ref: w.ticket.humanId,
       file: { filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('a') },
       audience: 'internal',
     }),
-  'attachments.download': (ctx) => downloadAttachment(ctx, { attachmentId: randomUUID() }),
-  'board.read': (ctx) => Promise.all([getBoard(ctx, {}), getBoardColumn(ctx, { stateId: w.stateId })]),
-  'mywork.read': (ctx) => getMyWork(ctx),
-  'changes.list': (ctx) => listChanges(ctx, {}),
+  'attachments.download': (ctx) => runOp(downloadAttachment, ctx, { attachmentId: randomUUID() }),
+  'board.read': (ctx) => Promise.all([runOp(getBoard, ctx, {}), runOp(getBoardColumn, ctx, { stateId: w.stateId })]),
+  'mywork.read': (ctx) => runOp(getMyWork, ctx, {}),
+  'changes.list': (ctx) => runOp(listChanges, ctx, {}),
   'documents.list': (ctx) => listDocuments(ctx, {}),
   'documents.download': (ctx) => downloadDocument(ctx, { documentId: randomUUID() }),
   'documents.grants.list': (ctx) => listDocumentGrants(ctx, { clientId: w.clientId }),
@@ -233,7 +233,7 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'banks.create': (ctx) => createBank(ctx, { clientId: w.clientId, name: 'probe' }),
   'banks.deposit': (ctx) => depositToBank(ctx, { bankId: randomUUID(), minutes: 60, depositedOn: '2026-03-10' }),
   'banks.balances': (ctx) => getBankBalances(ctx, {}),
-  'context.pack': (ctx) => getContextPack(ctx, {}),
+  'context.pack': (ctx) => runOp(getContextPack, ctx, {}),
   'time.list': (ctx) => listTime(ctx, { from: '2026-03-09', to: '2026-03-15' }),
   'time.log': (ctx) => runOp(logTime, ctx, { ticketId: w.ticket.id, spentOn: '2026-03-10', minutes: 5 }),
   'time.edit': (ctx) => runOp(editTime, ctx, { id: randomUUID(), minutes: 5 }),
@@ -461,23 +461,22 @@ describe('subject rules: what the action names decides', () => {
 
   it('the audience rule names the audience refused, for comments and the visibility preview alike', async () => {
     const expected = { status: 403, details: { reason: 'audience_forbidden', field: 'audience', audience: 'internal' } };
-    expect(await refusal(() => createComment(ctxOf(w.client), { ref: w.ticket.humanId, body: 'x', audience: 'internal' }))).toMatchObject(expected);
+    expect(await refusal(() => runOp(createComment, ctxOf(w.client), { ref: w.ticket.humanId, body: 'x', audience: 'internal' }))).toMatchObject(expected);
     expect(await refusal(() => previewVisibility(ctxOf(w.client), { ref: w.ticket.humanId, audience: 'internal' }))).toMatchObject(expected);
   });
 
   it('a comment id is checked before the mentions (a bad id and a bad name: the id is reported)', async () => {
-    const byName = { mentionsBy: 'name' } as const;
     const bad = { ref: w.ticket.humanId, body: 'x', mentions: ['nobody at all'] };
-    expect(await refusal(() => editComment(ctxOf(w.member), { ...bad, commentId: 'not-a-uuid' }, byName))).toMatchObject({
+    expect(await refusal(() => runOp(editCommentByName, ctxOf(w.member), { ...bad, commentId: 'not-a-uuid' }))).toMatchObject({
       status: 400,
       details: { reason: 'bad_uuid', field: 'commentId' },
     });
-    expect(await refusal(() => editComment(ctxOf(w.member), { ...bad, commentId: randomUUID() }, byName))).toMatchObject({
+    expect(await refusal(() => runOp(editCommentByName, ctxOf(w.member), { ...bad, commentId: randomUUID() }))).toMatchObject({
       status: 404,
       details: { reason: 'unknown_comment' },
     });
-    expect(await refusal(() => createComment(ctxOf(w.member), { ...bad, ref: 'NOPE-1' }, byName))).toMatchObject({ status: 404 });
-    expect(await refusal(() => createComment(ctxOf(w.member), bad, byName))).toMatchObject({
+    expect(await refusal(() => runOp(createCommentByName, ctxOf(w.member), { ...bad, ref: 'NOPE-1' }))).toMatchObject({ status: 404 });
+    expect(await refusal(() => runOp(createCommentByName, ctxOf(w.member), bad))).toMatchObject({
       status: 400,
       details: { reason: 'unknown_person', field: 'mentions.0' },
     });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visibleTicket } from '../src/core/access/visible.ts';
 import type { Principal } from '../src/core/auth/principal.ts';
 import { getBoard } from '../src/core/board/board.ts';
+import { runOp } from '../src/core/operation.ts';
 import { ticketFilterWhere, type TicketFilters } from '../src/core/tickets/filters.ts';
 import { connect } from '../src/db/connect.ts';
 import { boardWorld, NOW, type BoardWorld } from './board-world.ts';
@@ -53,7 +54,7 @@ async function expectExactTotals(when: string) {
     if (p.projectIds?.includes(w.p2.id)) filters.push({ projectId: w.p2.id, stateCategory: 'closed' });
     if (!p.projectIds && p.scopes.has('triage') && p.role !== 'client' && p.role !== 'client_elevated') filters.push({ queue: 'inbox' });
     for (const f of filters) {
-      const board = await getBoard({ sql: w.app.db.sql, principal: p, now: () => NOW }, { ...f, limit: 1 });
+      const board = await runOp(getBoard, { sql: w.app.db.sql, principal: p, now: () => NOW }, { ...f, limit: 1 });
       const want = await countedOverTickets(p, f);
       expect(Object.fromEntries(board.columns.map((c) => [c.state.id, c.total])), `${when}: ${name} ${JSON.stringify(f)}`).toEqual(want);
     }
@@ -127,7 +128,7 @@ async function ticketRowsRead(principal: Principal): Promise<number> {
   const seen: { query: string; params: unknown[] }[] = [];
   const sql = connect(w.app.db.url, { max: 1, debug: (_c, query, params) => seen.push({ query, params }) });
   try {
-    await getBoard({ sql, principal, now: () => NOW }, { limit: 1 });
+    await runOp(getBoard, { sql, principal, now: () => NOW }, { limit: 1 });
     const board = seen.filter((s) => /^\s*select/i.test(s.query)).sort((a, b) => b.query.length - a.query.length)[0]!;
     const [row] = await sql.unsafe(`explain (analyze, format json) ${board.query}`, board.params as never[]);
     return rowsOn((row as unknown as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan, 'tickets');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBoard } from '../src/core/board/board.ts';
+import { runOp } from '../src/core/operation.ts';
 import { connect, type Db } from '../src/db/connect.ts';
 import { BANK, boardSort, boardWorld, CLOSED, NOW, STATE_ORDER, type BoardWorld, type Fixture } from './board-world.ts';
 
@@ -121,12 +122,12 @@ describe('GET /board: columns, order, shape', () => {
       await counting`select 1`;
       statements.length = 0;
       const principal = await w.app.verifier.verify(w.ownerToken, w.ws.slug, new Date());
-      const res = await getBoard({ sql: counting, principal, now: () => NOW }, { kindIds: w.wf.kinds.bug });
+      const res = await runOp(getBoard, { sql: counting, principal, now: () => NOW }, { kindIds: w.wf.kinds.bug });
       expect(res.columns).toHaveLength(STATE_ORDER.length);
       // one statement checks the filter's ids, one reads the board
       expect(statements).toHaveLength(2);
       statements.length = 0;
-      await getBoard({ sql: counting, principal, now: () => NOW }, { stateCategory: 'open', q: 'alpha' });
+      await runOp(getBoard, { sql: counting, principal, now: () => NOW }, { stateCategory: 'open', q: 'alpha' });
       expect(statements).toHaveLength(1);
     } finally {
       await counting.end();

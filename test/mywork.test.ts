@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../src/core/auth/principal.ts';
 import { getMyWork } from '../src/core/board/my.ts';
+import { runOp } from '../src/core/operation.ts';
 import { connect, type Db } from '../src/db/connect.ts';
 import { login, startTestApp, type TestApp } from './helpers/app.ts';
 import { addViewers, makeClient, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
@@ -323,7 +324,7 @@ describe('GET /my: one statement', () => {
       const { token } = await makeToken(app.db.sql, ws, people.member!);
       const principal = await app.verifier.verify(token, ws.slug, new Date());
       statements.length = 0;
-      const res = await getMyWork({ sql: counting, principal, now: () => NOW });
+      const res = await runOp(getMyWork, { sql: counting, principal, now: () => NOW }, {});
       expect(statements).toHaveLength(1);
       expect(res.assigned.map((t) => t.id)).toEqual(expected(caller('member')).assigned);
     } finally {

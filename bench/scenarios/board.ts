@@ -1,4 +1,5 @@
 import { getBoard } from '../../src/core/board/board.ts';
+import { runOp } from '../../src/core/operation.ts';
 import { getMyWork } from '../../src/core/board/my.ts';
 import { explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, type Measured } from '../lib.ts';
@@ -45,8 +46,8 @@ export const board: Scenario = {
     const my1 = await run('GET /my, member with 2,000 assigned', `${base}/my`, big.busyToken, 1);
     const my = await run('GET /my, member with 2,000 assigned', `${base}/my`, big.busyToken);
 
-    const boardPlan = await explainOperation(env.dbUrl, big.ownerToken, (ctx) => getBoard(ctx, {}));
-    const myPlan = await explainOperation(env.dbUrl, big.busyToken, (ctx) => getMyWork(ctx));
+    const boardPlan = await explainOperation(env.dbUrl, big.ownerToken, (ctx) => runOp(getBoard, ctx, {}));
+    const myPlan = await explainOperation(env.dbUrl, big.busyToken, (ctx) => runOp(getMyWork, ctx, {}));
     const verdict = (m: Measured, p50: number) => `${m.name}: p50 ${m.p50.toFixed(2)} ms (target < ${p50}) ${m.p50 < p50 ? 'OK' : 'MISSED'}`;
     return {
       rows,

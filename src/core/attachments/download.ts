@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import type { Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 import { isAppError, notFound } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions, type Audience } from '../access/permissions.ts';
@@ -37,32 +36,37 @@ export interface AttachmentDownload {
  * stored type (risky types become application/octet-stream), inline only for a safe image
  * uploaded as inline, an RFC 6266/5987 filename, no caching, no sniffing, a sandboxing CSP.
  */
-export async function downloadAttachment(ctx: Ctx, raw: unknown): Promise<AttachmentDownload> {
-  authorize(ctx, 'attachments.download');
-  const { attachmentId } = parseInput(downloadAttachmentInput, raw);
-  const { sql, principal: p } = ctx;
-  const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
+export const downloadAttachment = defineOp({
+  name: 'attachments.download',
+  action: 'attachments.download',
+  input: downloadAttachmentInput,
+  // a file, not JSON: the route shapes its headers from the result
+  output: null,
+  run: async (ctx, { attachmentId }): Promise<AttachmentDownload> => {
+    const { sql, principal: p } = ctx;
+    const [meta] = await sql<{ ticketId: string; audience: Audience; commentAudience: Audience | null }[]>`
     select a.ticket_id as "ticketId", a.audience, c.audience as "commentAudience"
     from attachments a left join comments c on c.id = a.comment_id
     where a.id = ${attachmentId} and a.workspace_id = ${p.workspaceId}`;
-  if (!meta) throw notFound(undefined, undefined, 'No such attachment.');
-  const t = await loadTicket(ctx, meta.ticketId).catch((e: unknown) => {
-    if (isAppError(e) && e.code === 'not_found') return null;
-    throw e;
-  });
-  const readable = t ? ticketPermissions(p, t).read : [];
-  if (!readable.includes(meta.audience) || (meta.commentAudience !== null && !readable.includes(meta.commentAudience))) {
-    throw notFound(undefined, undefined, 'No such attachment.');
-  }
-  const [a] = await sql<{ filename: string; contentType: string; inline: boolean; data: Buffer }[]>`
+    if (!meta) throw notFound(undefined, undefined, 'No such attachment.');
+    const t = await loadTicket(ctx, meta.ticketId).catch((e: unknown) => {
+      if (isAppError(e) && e.code === 'not_found') return null;
+      throw e;
+    });
+    const readable = t ? ticketPermissions(p, t).read : [];
+    if (!readable.includes(meta.audience) || (meta.commentAudience !== null && !readable.includes(meta.commentAudience))) {
+      throw notFound(undefined, undefined, 'No such attachment.');
+    }
+    const [a] = await sql<{ filename: string; contentType: string; inline: boolean; data: Buffer }[]>`
     select filename, content_type as "contentType", inline, data from attachments where id = ${attachmentId}`;
-  if (!a) throw notFound(undefined, undefined, 'No such attachment.');
-  const risky = isRiskyType(a.contentType);
-  const inline = a.inline && !risky && INLINE_SAFE.has(a.contentType);
-  return {
-    data: a.data,
-    contentType: risky ? 'application/octet-stream' : a.contentType,
-    disposition: inline ? 'inline' : 'attachment',
-    filename: a.filename,
-  };
-}
+    if (!a) throw notFound(undefined, undefined, 'No such attachment.');
+    const risky = isRiskyType(a.contentType);
+    const inline = a.inline && !risky && INLINE_SAFE.has(a.contentType);
+    return {
+      data: a.data,
+      contentType: risky ? 'application/octet-stream' : a.contentType,
+      disposition: inline ? 'inline' : 'attachment',
+      filename: a.filename,
+    };
+  },
+});

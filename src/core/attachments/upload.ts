@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { AppError, forbidden, invalid, notFound } from '../errors.ts';
 import { findComment } from '../comments/present.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
@@ -8,7 +7,8 @@ import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { defaultAudience, readableAudiences } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { attachmentSchema } from '../tickets/page-schema.ts';
 import { attachmentSelect, presentAttachment, type Attachment, type AttachmentRow } from './present.ts';
 
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
@@ -62,14 +62,17 @@ export function cleanContentType(raw: string | null | undefined): string {
  * caller's own on this ticket, and the attachment takes the comment's audience (a different
  * one is 400 `audience_mismatch`). The bytes are stored in PostgreSQL.
  */
-export async function uploadAttachment(ctx: Ctx, raw: unknown): Promise<Attachment> {
-  authorize(ctx, 'attachments.upload');
-  const { ref, file, ...input } = parseInput(uploadAttachmentInput, raw);
-  if (!file) throw invalid('file_required', { field: 'file' }, 'Send the file as a multipart part named "file".');
-  if (file.data.length > MAX_ATTACHMENT_BYTES) {
-    throw new AppError('payload_too_large', 'An attachment is at most 25 MB.', { reason: 'file_too_large', max: MAX_ATTACHMENT_BYTES });
-  }
-  return tx(ctx, async (ctx) => {
+export const uploadAttachment = defineOp({
+  name: 'attachments.upload',
+  action: 'attachments.upload',
+  input: uploadAttachmentInput,
+  output: attachmentSchema,
+  tx: true,
+  run: async (ctx, { ref, file, ...input }): Promise<Attachment> => {
+    if (!file) throw invalid('file_required', { field: 'file' }, 'Send the file as a multipart part named "file".');
+    if (file.data.length > MAX_ATTACHMENT_BYTES) {
+      throw new AppError('payload_too_large', 'An attachment is at most 25 MB.', { reason: 'file_too_large', max: MAX_ATTACHMENT_BYTES });
+    }
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     // Also keeps `commentId` alive: comment edits and deletes lock the ticket row first, so they wait too.
@@ -102,5 +105,5 @@ export async function uploadAttachment(ctx: Ctx, raw: unknown): Promise<Attachme
     );
     const [created] = await sql<AttachmentRow[]>`${attachmentSelect(sql)} where a.id = ${row!.id}`;
     return presentAttachment(created!);
-  });
-}
+  },
+});

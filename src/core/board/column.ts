@@ -1,10 +1,11 @@
-import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema, type TicketList } from '../tickets/list.ts';
+import { ticketListSchema } from '../tickets/summary-schema.ts';
 import { selectSummaries } from '../tickets/summary.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { BOARD_LIMIT_MAX, boardQuerySchema } from './board.ts';
 import { boardKeyParts, decodeBoardCursor, encodeBoardCursor, type BoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, candidatesSql, changeMarkSql } from './page.ts';
@@ -25,31 +26,35 @@ const boardColumnInput = withReasons(boardColumnQuerySchema.extend({ stateId: id
  * ticket not changed during the walk is returned exactly once.
  * Errors: 400 `bad_uuid` (stateId), 400 `bad_cursor`, 404 `unknown_state` (no such state in the workspace).
  */
-export async function getBoardColumn(ctx: Ctx, raw: unknown): Promise<TicketList> {
-  authorize(ctx, 'board.read');
-  const { sql, principal: p } = ctx;
-  const q = parseInput(boardColumnInput, raw);
-  const { stateId } = q;
-  const after = q.cursor !== undefined ? decodeBoardCursor(q.cursor, stateId) : null;
-  const limit = q.limit ?? BOARD_LIMIT_MAX;
-  const { where: filters } = await ticketFilterWhere(ctx, q);
-  const rows = await selectSummaries(ctx, {
-    where: sql`${candidatesSql(ctx)} and t.workspace_id = ${p.workspaceId} and t.state_id = ${stateId}::uuid and not t.archived and ${filters} ${after ? afterSql(ctx, after) : sql``}`,
-    order: boardOrder(ctx),
-    limit: limit + 1,
-    // the mark rides along on every row (an uncorrelated subquery: evaluated once, same snapshot as the page)
-    key: sql`${boardKey(ctx)} || ',' || ${after ? sql`${after.mark}::text` : changeMarkSql(ctx)}`,
-  });
-  if (rows.length === 0) await assertState(ctx, stateId);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  let nextCursor: string | null = null;
-  if (rows.length > limit && last) {
-    const { priority, at, mark } = boardKeyParts(last.key!);
-    nextCursor = encodeBoardCursor({ stateId, mark: mark!, priority, at, id: last.summary.id });
-  }
-  return { items: page.map((r) => r.summary), nextCursor };
-}
+export const getBoardColumn = defineOp({
+  name: 'board.column',
+  action: 'board.read',
+  input: boardColumnInput,
+  output: ticketListSchema,
+  run: async (ctx, q): Promise<TicketList> => {
+    const { sql, principal: p } = ctx;
+    const { stateId } = q;
+    const after = q.cursor !== undefined ? decodeBoardCursor(q.cursor, stateId) : null;
+    const limit = q.limit ?? BOARD_LIMIT_MAX;
+    const { where: filters } = await ticketFilterWhere(ctx, q);
+    const rows = await selectSummaries(ctx, {
+      where: sql`${candidatesSql(ctx)} and t.workspace_id = ${p.workspaceId} and t.state_id = ${stateId}::uuid and not t.archived and ${filters} ${after ? afterSql(ctx, after) : sql``}`,
+      order: boardOrder(ctx),
+      limit: limit + 1,
+      // the mark rides along on every row (an uncorrelated subquery: evaluated once, same snapshot as the page)
+      key: sql`${boardKey(ctx)} || ',' || ${after ? sql`${after.mark}::text` : changeMarkSql(ctx)}`,
+    });
+    if (rows.length === 0) await assertState(ctx, stateId);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    let nextCursor: string | null = null;
+    if (rows.length > limit && last) {
+      const { priority, at, mark } = boardKeyParts(last.key!);
+      nextCursor = encodeBoardCursor({ stateId, mark: mark!, priority, at, id: last.summary.id });
+    }
+    return { items: page.map((r) => r.summary), nextCursor };
+  },
+});
 
 /** After the cursor's position in board order, and unchanged since the walk began. */
 function afterSql(ctx: Ctx, c: BoardCursor) {

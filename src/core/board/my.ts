@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import type { Ctx } from '../ctx.ts';
-import type { Fragment, TicketSummary } from '../tickets/summary.ts';
+import { defineOp } from '../operation.ts';
+import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
+import { myWorkSchema, type MyWork } from './schema.ts';
 
 /** Each list of GET /my holds at most this many tickets. */
 export const MY_LIST_LIMIT = 50;
@@ -14,14 +14,6 @@ export const DUE_SOON_DAYS = 7;
 export const myWorkInput = z.object({
   limit: z.int().min(1).max(MY_LIST_LIMIT).optional().describe(`Tickets per list, 1 to ${MY_LIST_LIMIT} (default ${MY_LIST_LIMIT}).`),
 });
-export type MyWorkInput = z.input<typeof myWorkInput>;
-
-export interface MyWork {
-  assigned: TicketSummary[];
-  reported: TicketSummary[];
-  watching: TicketSummary[];
-  dueSoon: TicketSummary[];
-}
 
 /**
  * GET /my: the caller's own lists (for an agent token, the agent's), archived tickets left out,
@@ -33,34 +25,39 @@ export interface MyWork {
  * - dueSoon: open visible tickets overdue or due within DUE_SOON_DAYS days (the caller's today
  *   included, in their timezone); earliest due date first, then priority, then activity
  */
-export async function getMyWork(ctx: Ctx, input: MyWorkInput = {}): Promise<MyWork> {
-  authorize(ctx, 'mywork.read');
-  const { sql, principal: p } = ctx;
-  const me = p.identityId;
-  const limit = myWorkInput.parse(input).limit ?? MY_LIST_LIMIT;
-  const recent: Fragment = sql`t.updated_at desc, t.id desc`;
-  const assigned = openStatesPageSql(ctx, {
-    where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
-    order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
-    limit,
-  });
-  const reported = pageRowsSql(ctx, { where: sql`t.reporter_id = ${me}::uuid and not t.archived`, order: recent, limit });
-  const watching = pageRowsSql(ctx, {
-    where: sql`t.id in (select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid) and not t.archived`,
-    order: recent,
-    limit,
-  });
-  const dueSoon = openStatesPageSql(ctx, {
-    where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
+export const getMyWork = defineOp({
+  name: 'mywork.read',
+  action: 'mywork.read',
+  input: myWorkInput,
+  output: myWorkSchema,
+  run: async (ctx, input): Promise<MyWork> => {
+    const { sql, principal: p } = ctx;
+    const me = p.identityId;
+    const limit = input.limit ?? MY_LIST_LIMIT;
+    const recent: Fragment = sql`t.updated_at desc, t.id desc`;
+    const assigned = openStatesPageSql(ctx, {
+      where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
+      order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
+      limit,
+    });
+    const reported = pageRowsSql(ctx, { where: sql`t.reporter_id = ${me}::uuid and not t.archived`, order: recent, limit });
+    const watching = pageRowsSql(ctx, {
+      where: sql`t.id in (select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid) and not t.archived`,
+      order: recent,
+      limit,
+    });
+    const dueSoon = openStatesPageSql(ctx, {
+      where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
                and t.due_date < ${todaySql(ctx)} + ${DUE_SOON_DAYS}::int`,
-    order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
-    limit,
-  });
-  const [row] = await sql<[MyWork]>`${summaryListsSql(ctx, [
-    ['assigned', assigned],
-    ['reported', reported],
-    ['watching', watching],
-    ['dueSoon', dueSoon],
-  ])}`;
-  return row;
-}
+      order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
+      limit,
+    });
+    const [row] = await sql<[MyWork]>`${summaryListsSql(ctx, [
+      ['assigned', assigned],
+      ['reported', reported],
+      ['watching', watching],
+      ['dueSoon', dueSoon],
+    ])}`;
+    return row;
+  },
+});

@@ -1,10 +1,30 @@
 import { z } from 'zod';
 import { describing, uuidOut } from '../response-schema.ts';
 import { ticketSummarySchema } from '../tickets/summary-schema.ts';
-import type { Board } from './board.ts';
-import type { MyWork } from './my.ts';
+import type { TicketSummary } from '../tickets/summary.ts';
 
-/** Response schemas of the contract's Board and MyWork. */
+/** Response schemas of the contract's Board and MyWork, beside the types the operations return. */
+
+export interface BoardColumn {
+  state: { id: string; key: string; name: string; category: 'open' | 'closed' };
+  /** Tickets in the column after filtering and visibility. */
+  total: number;
+  /** The first page in board order. */
+  tickets: TicketSummary[];
+  /** Feeds GET /board/{stateId}; null when the column is complete. */
+  nextCursor: string | null;
+}
+
+export interface Board {
+  columns: BoardColumn[];
+}
+
+export interface MyWork {
+  assigned: TicketSummary[];
+  reported: TicketSummary[];
+  watching: TicketSummary[];
+  dueSoon: TicketSummary[];
+}
 
 export const boardSchema = describing<Board>()(
   z

@@ -1,28 +1,13 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import { visibleBeforeChange, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
-import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { changePageSchema, type ChangePage } from './schema.ts';
 
 export const changesQuery = z.object({
   after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('The nextAfter of the previous call; 0 to start from the beginning'),
   limit: z.coerce.number().int().min(1).max(500).default(100).describe('At most this many changes (1-500, default 100)'),
 });
-
-export interface Change {
-  seq: number;
-  ticketId: string;
-  humanId: string;
-  /** A timeline event kind, `deleted`, or `gone` when the ticket left the caller's sight. */
-  kind: string;
-  at: string;
-}
-
-export interface ChangePage {
-  changes: Change[];
-  nextAfter: number;
-  pollAfterSeconds: number;
-}
 
 /** When a page is full, come back at once; when caught up, in a few seconds. */
 export const IDLE_POLL_SECONDS = 5;
@@ -35,14 +20,17 @@ export const IDLE_POLL_SECONDS = 5;
  * Visibility is evaluated in SQL twice: against the ticket now, and against the ticket's
  * visibility columns as they were just before the change.
  */
-export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
-  authorize(ctx, 'changes.list');
-  const q = changesQuery.parse(raw);
-  const { sql, principal: p } = ctx;
-  // A caught-up poller (the common case) is answered from memory.
-  if (ctx.caches?.changeMarks.caughtUp(p.workspaceId, q.after)) return { changes: [], nextAfter: q.after, pollAfterSeconds: IDLE_POLL_SECONDS };
-  // One round trip: the page and the workspace's high-water mark, from the same snapshot.
-  const [row] = await sql<[{ mark: string; changes: { seq: string; ticketId: string; humanId: string; kind: string; at: string }[] }]>`
+export const listChanges = defineOp({
+  name: 'changes.list',
+  action: 'changes.list',
+  input: changesQuery,
+  output: changePageSchema,
+  run: async (ctx, q): Promise<ChangePage> => {
+    const { sql, principal: p } = ctx;
+    // A caught-up poller (the common case) is answered from memory.
+    if (ctx.caches?.changeMarks.caughtUp(p.workspaceId, q.after)) return { changes: [], nextAfter: q.after, pollAfterSeconds: IDLE_POLL_SECONDS };
+    // One round trip: the page and the workspace's high-water mark, from the same snapshot.
+    const [row] = await sql<[{ mark: string; changes: { seq: string; ticketId: string; humanId: string; kind: string; at: string }[] }]>`
     with page as (
       select c.seq, c.ticket_id as "ticketId", c.at,
              case when t.id is not null then coalesce(pr.key, 'INBOX') || '-' || t.number else c.human_id end as "humanId",
@@ -64,10 +52,11 @@ export async function listChanges(ctx: Ctx, raw: unknown): Promise<ChangePage> {
     )
     select (select coalesce(max(seq), 0) from ticket_changes where workspace_id = ${p.workspaceId} and seq is not null) as mark,
            coalesce((select json_agg(page order by page.seq) from page), '[]') as changes`;
-  ctx.caches?.changeMarks.observe(p.workspaceId, Number(row.mark));
-  const changes = row.changes.map((c) => ({ seq: Number(c.seq), ticketId: c.ticketId, humanId: c.humanId, kind: c.kind, at: new Date(c.at).toISOString() }));
-  const full = changes.length === q.limit;
-  // Caught up: skip past invisible changes too, so the next poll starts at the high-water mark.
-  const nextAfter = Math.max(q.after, full ? changes[changes.length - 1]!.seq : Number(row.mark));
-  return { changes, nextAfter, pollAfterSeconds: full ? 0 : IDLE_POLL_SECONDS };
-}
+    ctx.caches?.changeMarks.observe(p.workspaceId, Number(row.mark));
+    const changes = row.changes.map((c) => ({ seq: Number(c.seq), ticketId: c.ticketId, humanId: c.humanId, kind: c.kind, at: new Date(c.at).toISOString() }));
+    const full = changes.length === q.limit;
+    // Caught up: skip past invisible changes too, so the next poll starts at the high-water mark.
+    const nextAfter = Math.max(q.after, full ? changes[changes.length - 1]!.seq : Number(row.mark));
+    return { changes, nextAfter, pollAfterSeconds: full ? 0 : IDLE_POLL_SECONDS };
+  },
+});

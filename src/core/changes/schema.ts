@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { ChangePage } from './feed.ts';
+
+export interface Change {
+  seq: number;
+  ticketId: string;
+  humanId: string;
+  /** A timeline event kind, `deleted`, or `gone` when the ticket left the caller's sight. */
+  kind: string;
+  at: string;
+}
+
+export interface ChangePage {
+  changes: Change[];
+  nextAfter: number;
+  pollAfterSeconds: number;
+}
 
 /** Response schema of GET /changes. */
 export const changePageSchema = describing<ChangePage>()(

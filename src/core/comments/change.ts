@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
 import { isAdminRole, type Principal } from '../auth/principal.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import type { Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { readableAudiences } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
+import { commentSchema } from '../tickets/page-schema.ts';
 import { applyMentions, commentAudience, commentBody, commentMentions, mentionIds, mentionNames, type MentionOptions } from './create.ts';
 import { findComment, presentComment, type Comment, type CommentRow } from './present.ts';
 
@@ -24,7 +27,7 @@ const editObject = editCommentFields.extend(byComment);
 const changesSomething = (v: { body?: string | undefined; audience?: string | undefined }) => v.body !== undefined || v.audience !== undefined;
 const NOTHING_SENT = { message: 'Send body or audience.', path: ['body'] };
 export const editCommentInput = withReasons(editObject.refine(changesSomething, NOTHING_SENT), PATH_REASONS);
-const editCommentByName = withReasons(editObject.extend({ mentions: mentionNames.optional() }).refine(changesSomething, NOTHING_SENT), PATH_REASONS);
+const editCommentByNameInput = withReasons(editObject.extend({ mentions: mentionNames.optional() }).refine(changesSomething, NOTHING_SENT), PATH_REASONS);
 export const deleteCommentInput = withReasons(z.object(byComment), PATH_REASONS);
 
 /** The comment, when it is on this ticket and the caller may read its audience; else 404. */
@@ -39,40 +42,59 @@ async function readableComment(ctx: Ctx, p: Principal, ticketId: string, comment
  * new audience must both be writable by the caller (the action's rule), and mentions apply as on
  * a new comment. An edit that changes nothing writes nothing.
  */
-export async function editComment(ctx: Ctx, raw: unknown, opts: MentionOptions = {}): Promise<Comment> {
-  authorize(ctx, 'comments.edit');
-  const data = parseInput(opts.mentionsBy === 'name' ? editCommentByName : editCommentInput, raw);
-  return tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, data.ref, { lock: true });
-    const c = await readableComment(ctx, p, t.id, data.commentId);
-    if (c.authorId !== p.identityId) throw forbidden('not_author', undefined, 'Only the author may edit a comment.');
-    authorize(ctx, 'comments.edit', t, { audience: c.audience });
-    const audience = data.audience ?? c.audience;
-    if (audience !== c.audience) authorize(ctx, 'comments.edit', t, { audience });
-    await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
-    const body = data.body ?? c.body;
-    if (body === c.body && audience === c.audience) return presentComment(c);
-    const now = ctx.now();
-    await sql`update comments set body = ${body}, audience = ${audience}, updated_at = greatest(${now}, created_at + interval '1 millisecond') where id = ${c.id}`;
-    if (audience !== c.audience) await sql`update attachments set audience = ${audience} where comment_id = ${c.id}`;
-    await recordEvent(
-      sql,
-      { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_edited', actorId: p.identityId, payload: { commentId: c.id, audience } },
-      now,
-    );
-    return presentComment((await findComment(sql, t.id, c.id))!);
-  });
+async function changeComment(ctx: Ctx, data: z.output<typeof editCommentByNameInput>, opts: MentionOptions): Promise<Comment> {
+  const { sql, principal: p } = ctx;
+  const t = await loadTicket(ctx, data.ref, { lock: true });
+  const c = await readableComment(ctx, p, t.id, data.commentId);
+  if (c.authorId !== p.identityId) throw forbidden('not_author', undefined, 'Only the author may edit a comment.');
+  authorize(ctx, 'comments.edit', t, { audience: c.audience });
+  const audience = data.audience ?? c.audience;
+  if (audience !== c.audience) authorize(ctx, 'comments.edit', t, { audience });
+  await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
+  const body = data.body ?? c.body;
+  if (body === c.body && audience === c.audience) return presentComment(c);
+  const now = ctx.now();
+  await sql`update comments set body = ${body}, audience = ${audience}, updated_at = greatest(${now}, created_at + interval '1 millisecond') where id = ${c.id}`;
+  if (audience !== c.audience) await sql`update attachments set audience = ${audience} where comment_id = ${c.id}`;
+  await recordEvent(
+    sql,
+    { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_edited', actorId: p.identityId, payload: { commentId: c.id, audience } },
+    now,
+  );
+  return presentComment((await findComment(sql, t.id, c.id))!);
 }
+
+/** PATCH /tickets/{ref}/comments/{id}: mentions are identity ids. */
+export const editComment = defineOp({
+  name: 'comments.edit',
+  action: 'comments.edit',
+  input: editCommentInput,
+  output: commentSchema,
+  tx: true,
+  run: (ctx, data) => changeComment(ctx, data, {}),
+});
+
+/** The MCP tool's edit: mentions as a person types them, resolved after the other checks (MentionOptions). */
+export const editCommentByName = defineOp({
+  name: 'comments.edit.byName',
+  action: 'comments.edit',
+  input: editCommentByNameInput,
+  output: commentSchema,
+  tx: true,
+  run: (ctx, data) => changeComment(ctx, data, { mentionsBy: 'name' }),
+});
 
 /**
  * DELETE /tickets/{ref}/comments/{id}: the author, or an Owner or Admin (moderation). The
  * comment's attachments go with it.
  */
-export async function deleteComment(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'comments.delete');
-  const { ref, commentId } = parseInput(deleteCommentInput, raw);
-  return tx(ctx, async (ctx) => {
+export const deleteComment = defineOp({
+  name: 'comments.delete',
+  action: 'comments.delete',
+  input: deleteCommentInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref, commentId }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
     const c = await readableComment(ctx, p, t.id, commentId);
@@ -85,5 +107,5 @@ export async function deleteComment(ctx: Ctx, raw: unknown): Promise<{ ok: true 
       ctx.now(),
     );
     return { ok: true };
-  });
-}
+  },
+});

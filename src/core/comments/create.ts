@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import type { Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { resolvePersonIds } from '../resolve/people.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { defaultAudience, type Audience } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput } from '../validation.ts';
+import { commentSchema } from '../tickets/page-schema.ts';
+import { defineOp } from '../operation.ts';
 import { classifyMentions } from '../viewers/audience.ts';
 import { grantViewers } from '../viewers/grant.ts';
 import { findComment, presentComment, type Comment } from './present.ts';
@@ -36,7 +37,8 @@ export const mentionNames = z.array(z.string()).max(MAX_MENTIONS);
 
 /**
  * How the caller names the people a comment mentions. REST sends identity ids, which the input
- * schema checks. MCP sends what a person types; the operation resolves them (resolvePersonIds) only
+ * schema checks (`createComment`, `editComment`). MCP sends what a person types (the `…ByName`
+ * operations: the same rule, another input schema); the operation resolves them (resolvePersonIds) only
  * when it applies the mentions, after the ticket, the comment and the audience are checked, so a
  * call with a bad comment id and a bad name is refused for the id, as REST's would be.
  */
@@ -51,7 +53,7 @@ export const createCommentFields = z.object({
   mentions: commentMentions.optional(),
 });
 export const createCommentInput = createCommentFields.extend({ ref: ticketRef });
-const createCommentByName = createCommentInput.extend({ mentions: mentionNames.optional() });
+const createCommentByNameInput = createCommentInput.extend({ mentions: mentionNames.optional() });
 
 /** The identity ids of the mentions, named as `opts` says (see MentionOptions). */
 export async function mentionIds(ctx: Ctx, mentions: readonly string[] | undefined, opts: MentionOptions): Promise<readonly string[]> {
@@ -84,25 +86,41 @@ export async function applyMentions(ctx: Ctx, ticket: { id: string; workspaceId:
  * credential (api for a token, ui for a session); the author is the acting person (a delegated
  * token's creator).
  */
-export async function createComment(ctx: Ctx, raw: unknown, opts: MentionOptions = {}): Promise<Comment> {
-  authorize(ctx, 'comments.create');
-  const data = parseInput(opts.mentionsBy === 'name' ? createCommentByName : createCommentInput, raw);
-  return tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, data.ref, { lock: true });
-    const audience = data.audience ?? defaultAudience(p);
-    authorize(ctx, 'comments.create', t, { audience });
-    await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
-    const now = ctx.now();
-    const [row] = await sql<{ id: string }[]>`
-      insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
-      values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${p.source}, ${now}, ${now})
-      returning id`;
-    await recordEvent(
-      sql,
-      { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_added', actorId: p.identityId, payload: { commentId: row!.id, audience } },
-      now,
-    );
-    return presentComment((await findComment(sql, t.id, row!.id))!);
-  });
+async function postComment(ctx: Ctx, data: z.output<typeof createCommentByNameInput>, opts: MentionOptions): Promise<Comment> {
+  const { sql, principal: p } = ctx;
+  const t = await loadTicket(ctx, data.ref, { lock: true });
+  const audience = data.audience ?? defaultAudience(p);
+  authorize(ctx, 'comments.create', t, { audience });
+  await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
+  const now = ctx.now();
+  const [row] = await sql<{ id: string }[]>`
+    insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
+    values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${p.source}, ${now}, ${now})
+    returning id`;
+  await recordEvent(
+    sql,
+    { workspaceId: p.workspaceId, ticketId: t.id, kind: 'comment_added', actorId: p.identityId, payload: { commentId: row!.id, audience } },
+    now,
+  );
+  return presentComment((await findComment(sql, t.id, row!.id))!);
 }
+
+/** POST /tickets/{ref}/comments: mentions are identity ids. */
+export const createComment = defineOp({
+  name: 'comments.create',
+  action: 'comments.create',
+  input: createCommentInput,
+  output: commentSchema,
+  tx: true,
+  run: (ctx, data) => postComment(ctx, data, {}),
+});
+
+/** The MCP tool's comment: mentions as a person types them, resolved after the other checks (MentionOptions). */
+export const createCommentByName = defineOp({
+  name: 'comments.create.byName',
+  action: 'comments.create',
+  input: createCommentByNameInput,
+  output: commentSchema,
+  tx: true,
+  run: (ctx, data) => postComment(ctx, data, { mentionsBy: 'name' }),
+});

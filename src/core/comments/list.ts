@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import type { Ctx } from '../ctx.ts';
 import { badCursor } from '../tickets/cursor.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketPermissions } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput, UUID_PATTERN } from '../validation.ts';
-import { commentSelect, presentComment, type Comment, type CommentRow } from './present.ts';
+import { UUID_PATTERN } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { commentSelect, presentComment, type CommentRow } from './present.ts';
+import { commentPageSchema, type CommentPage } from './schema.ts';
 
 /** The largest page of comments (also the default). */
 export const COMMENT_PAGE_MAX = 50;
@@ -22,11 +22,6 @@ export const listCommentsQuery = z.object({
     .describe(`Page size, 1–${COMMENT_PAGE_MAX} (default ${COMMENT_PAGE_MAX})`),
 });
 export const listCommentsInput = listCommentsQuery.extend({ ref: ticketRef });
-
-export interface CommentPage {
-  items: Comment[];
-  nextCursor: string | null;
-}
 
 const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -54,19 +49,23 @@ function decodeCursor(raw: string): { at: string; id: string } {
  * GET /tickets/{ref}/comments: the comments the caller may read (client users: `client` only),
  * oldest first, in pages of at most 50 with a keyset cursor on (createdAt, id), like the ticket lists.
  */
-export async function listComments(ctx: Ctx, raw: unknown): Promise<CommentPage> {
-  authorize(ctx, 'comments.list');
-  const { ref, cursor, limit } = parseInput(listCommentsInput, raw);
-  const after = cursor === undefined ? null : decodeCursor(cursor);
-  const { sql, principal: p } = ctx;
-  const t = await loadTicket(ctx, ref);
-  const readable = ticketPermissions(p, t).read;
-  const rows = await sql<CommentRow[]>`
+export const listComments = defineOp({
+  name: 'comments.list',
+  action: 'comments.list',
+  input: listCommentsInput,
+  output: commentPageSchema,
+  run: async (ctx, { ref, cursor, limit }): Promise<CommentPage> => {
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const { sql, principal: p } = ctx;
+    const t = await loadTicket(ctx, ref);
+    const readable = ticketPermissions(p, t).read;
+    const rows = await sql<CommentRow[]>`
     ${commentSelect(sql)}
     where c.ticket_id = ${t.id} and c.audience = any(${readable}::text[])
       ${after ? sql`and (c.created_at, c.id) > (${after.at}::text::timestamptz, ${after.id}::uuid)` : sql``}
     order by c.created_at, c.id
     limit ${limit + 1}`;
-  const page = rows.slice(0, limit);
-  return { items: page.map(presentComment), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
-}
+    const page = rows.slice(0, limit);
+    return { items: page.map(presentComment), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+  },
+});

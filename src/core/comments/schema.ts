@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { describing } from '../response-schema.ts';
 import { commentSchema } from '../tickets/page-schema.ts';
-import type { CommentPage } from './list.ts';
+import type { Comment } from './present.ts';
+
+export interface CommentPage {
+  items: Comment[];
+  nextCursor: string | null;
+}
 
 /** Response schema of GET /tickets/{ref}/comments. */
 export const commentPageSchema = describing<CommentPage>()(

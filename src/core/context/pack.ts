@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
-import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { pageRowsSql, summaryArraySql, todaySql, visibleSql } from '../board/page.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { summaryJson } from '../tickets/summary.ts';
@@ -59,33 +58,37 @@ interface ListRow {
  * Archived tickets are left out of every list but `unbilled`. Each list holds at most `limit`
  * tickets and says how many it left out.
  */
-export async function getContextPack(ctx: Ctx, input: unknown): Promise<ContextPack> {
-  authorize(ctx, 'context.pack');
-  const q = contextPackInput.parse(input ?? {});
-  const { sql, principal: p } = ctx;
-  if (q.projectId) assertInAllowList(p, q.projectId.toLowerCase());
-  const me = p.identityId;
-  const today = todaySql(ctx);
-  const project: Fragment = q.projectId ? sql`and t.project_id = ${q.projectId.toLowerCase()}::uuid` : sql``;
-  const open = sql`t.state_id = any(array(select s.id from workflow_states s where s.workspace_id = ${p.workspaceId} and s.category = 'open'))`;
-  const mine =
-    q.scope === 'mine'
-      ? sql`and (t.assignee_id = ${me}::uuid or t.reporter_id = ${me}::uuid
+export const getContextPack = defineOp({
+  name: 'context.pack',
+  action: 'context.pack',
+  input: contextPackInput,
+  // MCP only (get_context_pack shapes its own result); no REST route describes it
+  output: null,
+  run: async (ctx, q): Promise<ContextPack> => {
+    const { sql, principal: p } = ctx;
+    if (q.projectId) assertInAllowList(p, q.projectId.toLowerCase());
+    const me = p.identityId;
+    const today = todaySql(ctx);
+    const project: Fragment = q.projectId ? sql`and t.project_id = ${q.projectId.toLowerCase()}::uuid` : sql``;
+    const open = sql`t.state_id = any(array(select s.id from workflow_states s where s.workspace_id = ${p.workspaceId} and s.category = 'open'))`;
+    const mine =
+      q.scope === 'mine'
+        ? sql`and (t.assignee_id = ${me}::uuid or t.reporter_id = ${me}::uuid
                  or exists (select 1 from ticket_viewers mv where mv.ticket_id = t.id and mv.identity_id = ${me}::uuid))`
-      : sql``;
-  const base = sql`t.workspace_id = ${p.workspaceId} and not t.archived and ${open} ${project}`;
-  const list = (where: Fragment, order: Fragment): Fragment => sql`json_build_object(
+        : sql``;
+    const base = sql`t.workspace_id = ${p.workspaceId} and not t.archived and ${open} ${project}`;
+    const list = (where: Fragment, order: Fragment): Fragment => sql`json_build_object(
       'total', (select count(*)::int from tickets t where ${visibleSql(ctx)} and ${where}),
       'items', ${summaryArraySql(ctx, pageRowsSql(ctx, { where, order, limit: q.limit }))})`;
-  const blocker = sql`exists (
+    const blocker = sql`exists (
       select 1 from ticket_links l join tickets b on b.id = l.source_id
       where l.target_id = t.id and l.kind = 'blocks' and not b.archived
         and b.state_id = any(array(select s.id from workflow_states s where s.workspace_id = ${p.workspaceId} and s.category = 'open'))
         and ${visibleTicket(sql, p, 'b')})`;
-  const unbilled = sql`(select e.ticket_id, sum(e.minutes)::int as unbilled_minutes from time_entries e
+    const unbilled = sql`(select e.ticket_id, sum(e.minutes)::int as unbilled_minutes from time_entries e
                         where e.workspace_id = ${p.workspaceId} and e.user_id = ${me}::uuid and e.billable and not e.billed
                         group by e.ticket_id having sum(e.minutes) > 0)`;
-  const [row] = await sql<[{ today: string; assigned: ListRow; overdue: ListRow; dueSoon: ListRow; blocked: ListRow; stale: ListRow; unbilled: ListRow }]>`
+    const [row] = await sql<[{ today: string; assigned: ListRow; overdue: ListRow; dueSoon: ListRow; blocked: ListRow; stale: ListRow; unbilled: ListRow }]>`
     select to_char(${today}, 'YYYY-MM-DD') as today,
       ${list(sql`${base} and t.assignee_id = ${me}::uuid`, sql`t.priority_position, t.due_date nulls last, t.updated_at desc, t.id desc`)} as assigned,
       ${list(sql`${base} ${mine} and t.due_date < ${today}`, sql`t.due_date, t.priority_position, t.id`)} as overdue,
@@ -99,19 +102,20 @@ export async function getContextPack(ctx: Ctx, input: unknown): Promise<ContextP
                         from tickets t join ${unbilled} u on u.ticket_id = t.id
                         where ${visibleSql(ctx)} ${project}
                         order by u.unbilled_minutes desc, t.id limit ${q.limit}) t)) as unbilled`;
-  const pack = (l: ListRow): PackList => ({ items: l.items, omitted: Math.max(0, l.total - l.items.length) });
-  const unbilledItems = row.unbilled.items as unknown as { summary: TicketSummary; minutes: number }[];
-  return {
-    today: row.today,
-    scope: q.scope,
-    assigned: pack(row.assigned),
-    overdue: pack(row.overdue),
-    dueSoon: pack(row.dueSoon),
-    blocked: pack(row.blocked),
-    stale: pack(row.stale),
-    unbilled: {
-      items: unbilledItems.map((u) => ({ ...u.summary, unbilledMinutes: u.minutes })),
-      omitted: Math.max(0, row.unbilled.total - unbilledItems.length),
-    },
-  };
-}
+    const pack = (l: ListRow): PackList => ({ items: l.items, omitted: Math.max(0, l.total - l.items.length) });
+    const unbilledItems = row.unbilled.items as unknown as { summary: TicketSummary; minutes: number }[];
+    return {
+      today: row.today,
+      scope: q.scope,
+      assigned: pack(row.assigned),
+      overdue: pack(row.overdue),
+      dueSoon: pack(row.dueSoon),
+      blocked: pack(row.blocked),
+      stale: pack(row.stale),
+      unbilled: {
+        items: unbilledItems.map((u) => ({ ...u.summary, unbilledMinutes: u.minutes })),
+        omitted: Math.max(0, row.unbilled.total - unbilledItems.length),
+      },
+    };
+  },
+});

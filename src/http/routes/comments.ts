@@ -12,10 +12,6 @@ import { AppError, invalid } from '../../core/errors.ts';
 import { coreCtx, type AppContext, type AppDeps } from '../context.ts';
 import { cleanInput } from '../middleware/input.ts';
 import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
-import { commentSchema } from '../../core/tickets/page-schema.ts';
-import { okSchema } from '../../core/response-schema.ts';
-import { commentPageSchema } from '../../core/comments/schema.ts';
-import { attachmentSchema } from '../../core/tickets/page-schema.ts';
 import { fileHeaders } from '../../web/file-headers.ts';
 
 /** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
@@ -97,69 +93,41 @@ const byComment = z.object({ ref: ticketRefParam, id: idParam('commentId') });
 
 /** Routes for comments and attachments (issue 3). */
 export const commentsRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/tickets/:ref/comments',
-    action: 'comments.list',
-    input: { params: byRef, query: listCommentsQuery },
-    output: commentPageSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await listComments(coreCtx(deps, ctx), opInput(ctx.query, params));
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/tickets/:ref/comments',
-    action: 'comments.create',
-    input: { params: byRef, body: createCommentFields },
-    output: { 201: commentSchema },
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await createComment(coreCtx(deps, ctx), opInput(ctx.request.body, params));
-      ctx.status = 201;
-    },
-  }),
+  defineRoute({ method: 'GET', path: '/tickets/:ref/comments', op: listComments, input: { params: byRef, query: listCommentsQuery } }),
+  defineRoute({ method: 'POST', path: '/tickets/:ref/comments', op: createComment, input: { params: byRef, body: createCommentFields }, status: 201 }),
   defineRoute({
     method: 'PATCH',
     path: '/tickets/:ref/comments/:id',
-    action: 'comments.edit',
+    op: editComment,
     input: { params: byComment, body: editCommentFields },
-    output: commentSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await editComment(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, commentId: params.id }));
-    },
+    sent: ({ ctx, params }) => opInput(ctx.request.body, { ref: params.ref, commentId: params.id }),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/tickets/:ref/comments/:id',
-    action: 'comments.delete',
+    op: deleteComment,
     input: { params: byComment },
-    output: okSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await deleteComment(coreCtx(deps, ctx), { ref: params.ref, commentId: params.id });
-    },
+    sent: ({ params }) => ({ ref: params.ref, commentId: params.id }),
   }),
   defineRoute({
     method: 'POST',
     path: '/tickets/:ref/attachments',
-    action: 'attachments.upload',
+    op: uploadAttachment,
     // the body is multipart: the file part plus these fields
     input: { params: byRef, body: uploadAttachmentFields },
-    output: { 201: attachmentSchema },
+    status: 201,
     before: (deps) => [mayUpload(deps), requireMultipart, multipart, cleanInput] as Middleware[],
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await uploadAttachment(coreCtx(deps, ctx), opInput(ctx.request.body, { ref: params.ref, file: uploadedFile(ctx) }));
-      ctx.status = 201;
-    },
+    sent: ({ ctx, params }) => opInput(ctx.request.body, { ref: params.ref, file: uploadedFile(ctx) }),
   }),
   defineRoute({
     method: 'GET',
     path: '/attachments/:id/download',
-    action: 'attachments.download',
+    op: downloadAttachment,
     input: { params: z.object({ id: idParam('attachmentId') }) },
     // the stored content type (risky types as application/octet-stream)
     output: { 200: { file: ['*/*'] } },
-    handler: async ({ ctx, deps, params }) => {
-      const file = await downloadAttachment(coreCtx(deps, ctx), { attachmentId: params.id });
+    sent: ({ params }) => ({ attachmentId: params.id }),
+    respond: (ctx, file) => {
       ctx.set(fileHeaders(file));
       ctx.body = file.data;
     },

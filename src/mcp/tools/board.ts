@@ -23,23 +23,21 @@ export const getBoardTool = defineTool({
   title: 'Get board',
   description: 'The board: a column per state with its total and first tickets (most urgent, then latest activity). Filters as search_tickets.',
   toolset: 'board',
-  action: 'board.read',
+  op: getBoard,
   idempotent: true,
   input: (s) => z.object({ ...filterArgs(s), limit: limitArg('Tickets per column', BOARD_DEFAULT, BOARD_LIMIT_MAX) }),
   output: z.object({ columns: z.array(column) }),
   fields: FILTER_FIELDS,
-  run: async (ctx, a) => {
-    const board = await getBoard(ctx, defined({ ...(await filterQuery(ctx, a as FilterArgs)), limit: String(a.limit) }));
-    return {
-      columns: board.columns.map((c) => ({
-        state: c.state.name,
-        stateId: c.state.id,
-        total: c.total,
-        tickets: c.tickets.map(compact),
-        nextCursor: c.nextCursor,
-      })),
-    };
-  },
+  args: async (ctx, a) => defined({ ...(await filterQuery(ctx, a as FilterArgs)), limit: String(a.limit) }),
+  result: (board) => ({
+    columns: board.columns.map((c) => ({
+      state: c.state.name,
+      stateId: c.state.id,
+      total: c.total,
+      tickets: c.tickets.map(compact),
+      nextCursor: c.nextCursor,
+    })),
+  }),
   text: (b) =>
     b.columns
       .map((c) =>
@@ -53,7 +51,7 @@ export const getBoardColumnTool = defineTool({
   title: 'Get board column',
   description: "The next tickets of one board column: pass the column's nextCursor from get_board and the same filters.",
   toolset: 'board',
-  action: 'board.read',
+  op: getBoardColumn,
   idempotent: true,
   input: (s) =>
     z.object({
@@ -64,11 +62,11 @@ export const getBoardColumnTool = defineTool({
     }),
   output: ticketList,
   fields: { ...FILTER_FIELDS, stateId: 'state' },
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const [stateId, filters] = await Promise.all([resolveWorkflowId(ctx, 'states', a.state, 'state'), filterQuery(ctx, a as FilterArgs)]);
-    const page = await getBoardColumn(ctx, defined({ ...filters, stateId, cursor: a.cursor, limit: String(a.limit) }));
-    return { items: page.items.map(compact), nextCursor: page.nextCursor };
+    return defined({ ...filters, stateId, cursor: a.cursor, limit: String(a.limit) });
   },
+  result: (page) => ({ items: page.items.map(compact), nextCursor: page.nextCursor }),
   text: ticketListText,
 });
 
@@ -79,13 +77,11 @@ export const getMyWorkTool = defineTool({
   title: 'Get my work',
   description: `Your lists: assigned (open), reported, watching (you are a viewer), dueSoon (open, overdue or due within ${DUE_SOON_DAYS} days).`,
   toolset: 'board',
-  action: 'mywork.read',
+  op: getMyWork,
   idempotent: true,
   input: () => z.object({ limit: limitArg('Tickets per list', DEFAULT_PAGE, MY_LIST_LIMIT) }),
   output: z.object(Object.fromEntries(MY_LISTS.map((k) => [k, z.array(compactTicket)])) as Record<(typeof MY_LISTS)[number], z.ZodArray<typeof compactTicket>>),
-  run: async (ctx, a) => {
-    const my = await getMyWork(ctx, { limit: a.limit });
-    return Object.fromEntries(MY_LISTS.map((k) => [k, my[k].map(compact)])) as Record<(typeof MY_LISTS)[number], z.input<typeof compactTicket>[]>;
-  },
+  args: (_ctx, a) => ({ limit: a.limit }),
+  result: (my) => Object.fromEntries(MY_LISTS.map((k) => [k, my[k].map(compact)])) as Record<(typeof MY_LISTS)[number], z.input<typeof compactTicket>[]>,
   text: (my) => MY_LISTS.map((k) => [`## ${k}`, ...(my[k].length ? my[k].map(ticketLine) : ['None.'])].join('\n')).join('\n'),
 });

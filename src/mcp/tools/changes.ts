@@ -9,7 +9,7 @@ export const listChangesTool = defineTool({
   description:
     'Ticket changes in commit order (kind: timeline event kind, "deleted" when a ticket you could see was deleted, or "gone" when a ticket left your sight). Start with after=0, then pass nextAfter; pollAfterSeconds 0 means more to read now.',
   toolset: 'tickets',
-  action: 'changes.list',
+  op: listChanges,
   idempotent: true,
   input: () => changesQuery,
   output: z.object({
@@ -17,7 +17,7 @@ export const listChangesTool = defineTool({
     nextAfter: z.number().int(),
     pollAfterSeconds: z.number().int(),
   }),
-  run: (ctx, args) => listChanges(ctx, args),
+  args: (_ctx, a) => a,
   text: (c) =>
     [lines(c.changes, (x) => `${x.seq} ${x.humanId} ${x.kind} ${x.at}`, 'No changes.'), `nextAfter=${c.nextAfter} pollAfterSeconds=${c.pollAfterSeconds}`].join(
       '\n',

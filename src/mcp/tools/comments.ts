@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteComment, editComment } from '../../core/comments/change.ts';
-import { commentBody, createComment, mentionNames } from '../../core/comments/create.ts';
+import { deleteComment, editCommentByName } from '../../core/comments/change.ts';
+import { commentBody, createCommentByName, mentionNames } from '../../core/comments/create.ts';
 import { COMMENT_PAGE_MAX, listComments } from '../../core/comments/list.ts';
 import type { Comment } from '../../core/comments/present.ts';
 import { cursorArg, DEFAULT_PAGE, defined, limitArg, ticketArg } from '../args.ts';
@@ -35,15 +35,14 @@ const commentOf = (c: Comment): z.input<typeof comment> => ({
 
 const audienceArg = z.enum(['internal', 'client']).describe('internal: staff only; client: also client people.');
 const mentionsArg = mentionNames.describe('People to mention; client people mentioned in a client comment become viewers.');
-/** Mentions are names; the core resolves them after its own checks (the ticket, the comment, the audience). */
-const byName = { mentionsBy: 'name' } as const;
 
 export const addCommentTool = defineTool({
   name: 'add_comment',
   title: 'Add comment',
   description: 'Comment on a ticket in Markdown. Default audience: internal for workspace users, client for client users. Returns the comment.',
   toolset: 'tickets',
-  action: 'comments.create',
+  // mentions are names: the core resolves them after its own checks (the ticket, the comment, the audience)
+  op: createCommentByName,
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -54,7 +53,8 @@ export const addCommentTool = defineTool({
   output: comment,
   fields: FIELDS,
   text: (c) => `Added: ${commentText(c)}`,
-  run: async (ctx, a) => commentOf(await createComment(ctx, defined({ ref: a.ticket, body: a.body, audience: a.audience, mentions: a.mentions }), byName)),
+  args: (_ctx, a) => defined({ ref: a.ticket, body: a.body, audience: a.audience, mentions: a.mentions }),
+  result: commentOf,
 });
 
 export const listCommentsTool = defineTool({
@@ -62,15 +62,13 @@ export const listCommentsTool = defineTool({
   title: 'List comments',
   description: 'The comments of a ticket you may read, oldest first, in full; page with nextCursor.',
   toolset: 'tickets',
-  action: 'comments.list',
+  op: listComments,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), cursor: cursorArg, limit: limitArg('Page size', DEFAULT_PAGE, COMMENT_PAGE_MAX) }),
   output: z.object({ items: z.array(comment), nextCursor: z.string().nullable() }),
   fields: FIELDS,
-  run: async (ctx, a) => {
-    const page = await listComments(ctx, defined({ ref: a.ticket, cursor: a.cursor, limit: a.limit }));
-    return { items: page.items.map(commentOf), nextCursor: page.nextCursor };
-  },
+  args: (_ctx, a) => defined({ ref: a.ticket, cursor: a.cursor, limit: a.limit }),
+  result: (page) => ({ items: page.items.map(commentOf), nextCursor: page.nextCursor }),
   text: (p) => [lines(p.items, commentText, 'No comments.'), ...(p.nextCursor ? [`More: cursor=${p.nextCursor}`] : [])].join('\n'),
 });
 
@@ -79,7 +77,7 @@ export const editCommentTool = defineTool({
   title: 'Edit comment',
   description: 'Change the body or audience of your own comment.',
   toolset: 'tickets',
-  action: 'comments.edit',
+  op: editCommentByName,
   idempotent: true,
   input: () =>
     z.object({
@@ -92,8 +90,8 @@ export const editCommentTool = defineTool({
   output: comment,
   fields: FIELDS,
   text: (c) => `Edited: ${commentText(c)}`,
-  run: async (ctx, a) =>
-    commentOf(await editComment(ctx, defined({ ref: a.ticket, commentId: a.comment, body: a.body, audience: a.audience, mentions: a.mentions }), byName)),
+  args: (_ctx, a) => defined({ ref: a.ticket, commentId: a.comment, body: a.body, audience: a.audience, mentions: a.mentions }),
+  result: commentOf,
 });
 
 export const deleteCommentTool = defineTool({
@@ -101,11 +99,11 @@ export const deleteCommentTool = defineTool({
   title: 'Delete comment',
   description: 'Delete a comment: your own, or any as owner/admin. Its attachments go with it.',
   toolset: 'tickets',
-  action: 'comments.delete',
+  op: deleteComment,
   destructive: true,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), comment: z.string().describe('Comment id.') }),
   output: ok,
   fields: FIELDS,
-  run: (ctx, a) => deleteComment(ctx, { ref: a.ticket, commentId: a.comment }),
+  args: (_ctx, a) => ({ ref: a.ticket, commentId: a.comment }),
 });

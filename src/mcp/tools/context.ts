@@ -14,7 +14,7 @@ export const getContextPackTool = defineTool({
   title: 'Get context pack',
   description: `What needs attention, in one call: assigned to you; open tickets overdue, due within ${DUE_SOON_DAYS} days, blocked by an open ticket, or stale (no change in ${STALE_DAYS} days); tickets with your unbilled time. omitted counts what each list left out.`,
   toolset: 'context',
-  action: 'context.pack',
+  op: getContextPack,
   idempotent: true,
   input: (s) =>
     z.object({
@@ -29,9 +29,11 @@ export const getContextPackTool = defineTool({
     unbilled: z.object({ items: z.array(compactTicket.extend({ unbilledMinutes: z.number() })), omitted: z.number() }),
   }),
   fields: { projectId: 'project' },
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const projectId = a.project === undefined ? undefined : await resolveProjectRef(ctx, a.project, 'project');
-    const pack = await getContextPack(ctx, defined({ scope: a.scope, projectId, limit: a.limit }));
+    return defined({ scope: a.scope, projectId, limit: a.limit });
+  },
+  result: (pack) => {
     const lists = Object.fromEntries(LISTS.map((k) => [k, { items: pack[k].items.map(compact), omitted: pack[k].omitted }]));
     return {
       today: pack.today,
