@@ -6,6 +6,12 @@ export type Reasons = Partial<Record<400 | 403 | 404 | 409 | 412, string[]>>;
 /** The ticket filters' reasons (src/core/tickets/filters.ts): an id of no such row in the workspace. */
 const FILTER_REASONS = ['unknown_state', 'unknown_kind', 'unknown_label', 'unknown_priority', 'unknown_person', 'unknown_project', 'unknown_client'];
 
+/** A client's fields that can be refused for their value (src/core/clients/rules.ts). */
+const CLIENT_FIELD_REASONS = ['unknown_locale', 'policy_format', 'unknown_bank', 'bank_client_mismatch'];
+
+/** A project's fields that can be refused for their value (src/core/projects/rules.ts). */
+const PROJECT_FIELD_REASONS = ['key_reserved', 'policy_format', 'unknown_bank', 'bank_client_mismatch', 'collaborator_is_billing_client'];
+
 /** Filters a client user or a restricted token may not use: the Inbox, billing. */
 const FILTER_FORBIDDEN = ['inbox_forbidden', 'billing_fields_forbidden'];
 
@@ -112,6 +118,22 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'DELETE /mailbox': { 404: ['no_mailbox'] },
   'POST /mailbox/poll': { 404: ['no_mailbox'], 409: ['mailbox_disabled'] },
   'GET /mailbox/messages': { 400: ['bad_cursor'] },
+  // issue 22: clients, projects, memberships and categories (src/core/clients, src/core/projects, src/core/time/categories-admin.ts)
+  'POST /clients': { 400: CLIENT_FIELD_REASONS, 409: ['client_code_taken'] },
+  'GET /clients/{id}': { 404: ['unknown_client'] },
+  'PATCH /clients/{id}': { 400: CLIENT_FIELD_REASONS, 404: ['unknown_client'], 409: ['client_code_taken'] },
+  'POST /clients/{id}/archive': { 404: ['unknown_client'] },
+  'GET /clients/{id}/recipients': { 404: ['unknown_client'] },
+  'PUT /clients/{id}/recipients': { 400: ['recipient_address', 'recipient_duplicate', 'recipient_not_client_user'], 404: ['unknown_client'] },
+  'POST /projects': { 400: PROJECT_FIELD_REASONS, 404: ['unknown_client'], 409: ['key_taken', 'client_archived'] },
+  'GET /projects/{id}': { 404: ['unknown_project'] },
+  'PATCH /projects/{id}': { 400: PROJECT_FIELD_REASONS, 404: ['unknown_project', 'unknown_client'], 409: ['key_taken', 'client_archived'] },
+  'POST /projects/{id}/archive': { 404: ['unknown_project'] },
+  'GET /projects/{id}/members': { 404: ['unknown_project'] },
+  'PUT /projects/{id}/members/{identityId}': { 404: ['unknown_project', 'unknown_person', 'unknown_category'] },
+  'DELETE /projects/{id}/members/{identityId}': { 404: ['unknown_project', 'unknown_person'] },
+  'PATCH /categories/{id}': { 404: ['unknown_category'], 409: ['category_exists'] },
+  'DELETE /categories/{id}': { 404: ['unknown_category'], 409: ['in_use'] },
 };
 
 /**

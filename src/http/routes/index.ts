@@ -3,7 +3,9 @@ import { routeTable, type ApiTag, type RestApi, type RouteGroup, type TableRoute
 import { banksRoutes } from './banks.ts';
 import { billingRoutes } from './billing.ts';
 import { boardRoutes } from './board.ts';
+import { categoriesRoutes } from './categories.ts';
 import { changesRoutes } from './changes.ts';
+import { clientsRoutes } from './clients.ts';
 import { commentsRoutes } from './comments.ts';
 import { deliveriesRoutes } from './deliveries.ts';
 import { documentsRoutes } from './documents.ts';
@@ -11,6 +13,7 @@ import { healthRoutes } from './health.ts';
 import { homeRoutes } from './home.ts';
 import { mailboxRoutes } from './mailbox.ts';
 import { openApiRoutes } from './openapi.ts';
+import { projectsRoutes } from './projects.ts';
 import { sessionRoutes } from './session.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
 import { ticketsReadRoutes } from './tickets-read.ts';
@@ -34,6 +37,8 @@ const TAGS = [
   { name: 'documents', description: 'Client timesheets, their grants and deliveries.' },
   { name: 'billing', description: 'Billing runs and time banks.' },
   { name: 'mailbox', description: 'Email intake.' },
+  { name: 'clients', description: 'Clients and their billing recipients.' },
+  { name: 'projects', description: 'Projects, their keys and their members.' },
   { name: 'other', description: 'Routes of areas not yet tagged.' },
 ] as const satisfies readonly ApiTag[];
 
@@ -61,6 +66,7 @@ export const workspaceGroups: RouteGroup[] = [
   group('relations', ticketRelationsRoutes),
   group('comments', commentsRoutes),
   group('time', timeRoutes),
+  group('time', categoriesRoutes),
   group('changes', changesRoutes),
   group('board', boardRoutes),
   group('documents', documentsRoutes),
@@ -68,6 +74,8 @@ export const workspaceGroups: RouteGroup[] = [
   group('billing', billingRoutes),
   group('billing', banksRoutes),
   group('mailbox', mailboxRoutes),
+  group('clients', clientsRoutes),
+  group('projects', projectsRoutes),
 ];
 
 /** The whole REST route table, flattened: what the router is built from, read by the OpenAPI document and by tests. */

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { describing, uuidOut, dateTimeOut } from '../response-schema.ts';
+import { billingModeField, billingPolicyField } from '../tickets/schemas.ts';
+
+/**
+ * A client's input fields (shared by create and PATCH, REST, the CLI and the console) and the
+ * response schemas of the client routes.
+ */
+
+export const TIMESHEET_LAYOUTS = ['combined', 'project'] as const;
+
+export const clientNameField = z.string().trim().min(1).max(200).describe('Client name, 1-200 characters.');
+export const clientCodeField = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z0-9]{2,12}$/)
+  .describe('Short code, 2-12 letters or digits (upper-cased), unique in the workspace; it starts document numbers (CODE-YYYY-NNNN).');
+export const localeField = z.string().trim().min(2).max(35).describe('BCP 47 locale of the client’s timesheets (dates and numbers), e.g. en-GB or de-DE.');
+export const layoutField = z.enum(TIMESHEET_LAYOUTS).describe('combined: one timesheet per client with a section per project; project: one per project.');
+export const clientPolicyField = billingPolicyField
+  .unwrap()
+  .describe('Default billing of the client’s projects: "paid", "free" or "bank:<bankId>" (a bank of this client).');
+export const clientModeField = billingModeField.unwrap().describe('Default billing mode of the client’s projects: "period" or "on_close".');
+
+export interface Client {
+  id: string;
+  name: string;
+  code: string;
+  locale: string;
+  timesheetLayout: (typeof TIMESHEET_LAYOUTS)[number];
+  billingPolicy: string;
+  billingMode: 'period' | 'on_close';
+  archivedAt: string | null;
+  createdAt: string;
+}
+
+export interface ClientUser {
+  id: string;
+  name: string;
+  email: string | null;
+  role: 'client' | 'client_elevated';
+}
+
+export interface ClientDetail extends Client {
+  /** The client's users (memberships of a client role), by name. */
+  users: ClientUser[];
+}
+
+export interface Recipient {
+  id: string;
+  email: string | null;
+  name: string | null;
+  optedOut: boolean;
+  /** The client user this recipient is (a billing contact with a login); null: an address only. */
+  identityId: string | null;
+}
+
+const clientFields = {
+  id: uuidOut,
+  name: z.string(),
+  code: z.string(),
+  locale: z.string(),
+  timesheetLayout: z.enum(TIMESHEET_LAYOUTS),
+  billingPolicy: z.string(),
+  billingMode: z.enum(['period', 'on_close']),
+  archivedAt: dateTimeOut.nullable().describe('When the client was archived; null: active.'),
+  createdAt: dateTimeOut,
+};
+
+export const clientSchema = describing<Client>()(z.object(clientFields).meta({ id: 'Client' }));
+
+export const clientListSchema = describing<{ clients: Client[] }>()(z.object({ clients: z.array(clientSchema) }).meta({ id: 'ClientList' }));
+
+export const clientUserSchema = describing<ClientUser>()(
+  z.object({ id: uuidOut, name: z.string(), email: z.string().nullable(), role: z.enum(['client', 'client_elevated']) }).meta({ id: 'ClientUser' }),
+);
+
+export const clientDetailSchema = describing<ClientDetail>()(
+  z.object({ ...clientFields, users: z.array(clientUserSchema).describe('The client’s users, by name.') }).meta({ id: 'ClientDetail' }),
+);
+
+export const recipientSchema = describing<Recipient>()(
+  z
+    .object({
+      id: uuidOut,
+      email: z.string().nullable(),
+      name: z.string().nullable(),
+      optedOut: z.boolean(),
+      identityId: uuidOut.nullable().describe('The client user this recipient is; null: an address only.'),
+    })
+    .meta({ id: 'BillingRecipient' }),
+);
+
+export const recipientListSchema = describing<{ recipients: Recipient[] }>()(
+  z.object({ recipients: z.array(recipientSchema) }).meta({ id: 'BillingRecipientList' }),
+);
