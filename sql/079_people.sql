@@ -13,7 +13,8 @@ alter table memberships add column deactivated_at timestamptz;
 alter table memberships add column deactivated_by uuid references identities on delete set null;
 
 -- An invitation to join a workspace: the secret of its one-time link is stored as a SHA-256 hash
--- only. Pending while neither accepted, revoked nor expired; a resend issues a new secret (the old
+-- only, made by the job that sends the email (so no secret ever sits in a job's payload); null until
+-- then. Pending while neither accepted, revoked nor expired; a resend issues a new secret (the old
 -- link stops working) and a new expiry.
 create table invitations (
   id uuid primary key default gen_random_uuid(),
@@ -22,7 +23,7 @@ create table invitations (
   name text not null check (length(name) between 1 and 200),
   role text not null check (role in ('owner', 'admin', 'member', 'client_elevated', 'client')),
   client_id uuid references clients on delete cascade,
-  token_hash bytea not null unique,
+  token_hash bytea unique,
   invited_by uuid references identities on delete set null,
   created_at timestamptz not null default now(),
   sent_at timestamptz not null default now(),
@@ -38,13 +39,14 @@ create index invitations_workspace_idx on invitations (workspace_id, created_at 
 -- one pending invitation per address and workspace (a second is a resend)
 create unique index invitations_pending_key on invitations (workspace_id, lower(email)) where accepted_at is null and revoked_at is null;
 
--- A password reset link: its secret stored hashed, valid one hour, used once. The email goes out
--- through a workspace of the person (its sender name and reply-to), named here for the job.
+-- A password reset link: its secret stored hashed (made by the job that sends it, as above), valid
+-- one hour, used once. The email goes out through a workspace of the person (its sender name and
+-- reply-to), named here for the job.
 create table password_resets (
   id uuid primary key default gen_random_uuid(),
   identity_id uuid not null references identities on delete cascade,
   workspace_id uuid not null references workspaces on delete cascade,
-  token_hash bytea not null unique,
+  token_hash bytea unique,
   created_at timestamptz not null default now(),
   expires_at timestamptz not null,
   used_at timestamptz,

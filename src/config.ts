@@ -31,6 +31,9 @@ const schema = z.object({
   OUTBOX_DIR: z.string().min(1).optional(),
   OUTBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // The address people reach the service at, for the links in invitation and password-reset emails
+  // (never taken from a request's Host header, which anyone can write). Unset: http://HOST:PORT.
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   // Host names /mcp accepts besides localhost, the loopback addresses and HOST, comma-separated (DNS rebinding guard).
   MCP_ALLOWED_HOSTS: z.string().optional(),
   // Outbound connections to an address a user gave (a mailbox's IMAP server) may reach loopback

@@ -101,6 +101,7 @@ async function main(role: 'all' | 'web' | 'worker') {
       pdf,
       mailer: mail.mailer,
       mailFrom: config.MAIL_FROM,
+      publicUrl: config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`,
       outbound: outboundGuardFromConfig(config),
       secrets,
       historyRetentionDays: config.JOB_HISTORY_RETENTION_DAYS,

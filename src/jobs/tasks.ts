@@ -7,6 +7,7 @@ import { deleteExpiredCounters } from '../core/limits/store.ts';
 import { billingTasks, sweepDeliveries } from './billing.ts';
 import { cronTask, type JobServices } from './declared.ts';
 import { mailTasks } from './mail.ts';
+import { peopleTasks } from './people.ts';
 
 /** JOB_HISTORY_RETENTION_DAYS's default, for a worker started without it (tests). */
 const DEFAULT_RETENTION_DAYS = 30;
@@ -19,7 +20,15 @@ const DEFAULT_RETENTION_DAYS = 30;
 export function taskListFor(services: JobServices): TaskList {
   const billing = billingTasks(services);
   const mail = mailTasks(services);
-  const forJobs: Record<keyof typeof jobs, Task> = { allocate: billing.allocate, render: billing.render, deliver: billing.deliver, poll: mail.poll };
+  const people = peopleTasks(services);
+  const forJobs: Record<keyof typeof jobs, Task> = {
+    allocate: billing.allocate,
+    render: billing.render,
+    deliver: billing.deliver,
+    poll: mail.poll,
+    invitationMail: people.invitationMail,
+    resetMail: people.resetMail,
+  };
   const forCrons: Record<keyof typeof crons, Task> = {
     sessionsCleanup: cronTask(crons.sessionsCleanup, services, async ({ sql }) => void (await deleteExpiredSessions(sql))),
     limitsCleanup: cronTask(crons.limitsCleanup, services, async ({ sql }) => {

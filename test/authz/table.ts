@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { makeBank, makeBillingRun, makeComment, makeLink, makePeriod, makeTimeEntry, makeToken } from '../helpers/factories.ts';
+import { makeBank, makeBillingRun, makeComment, makeLink, makePeriod, makeTimeEntry, makeToken, makeUser } from '../helpers/factories.ts';
 import { isAdmin, isClient, seesHiddenProject, seesInbox, type Audience, type AuthzWorld, type Cred, type SendOptions } from './world.ts';
 
 /**
@@ -104,6 +104,15 @@ const billingPeriod = async (w: AuthzWorld) =>
   (billable ??= makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id }));
 /** A fresh completed run over that period (a void probe voids it). */
 const aRun = async (w: AuthzWorld) => ({ params: { id: (await makeBillingRun(w.app.db.sql, w.ws, { periodId: (await billingPeriod(w)).id })).id } });
+/** A pending invitation of its own per cell (a resend or revoke closes or renews it). */
+const anInvitation = async (w: AuthzWorld) => {
+  const [row] = await w.app.db.sql<{ id: string }[]>`
+    insert into invitations (workspace_id, email, name, role, invited_by, expires_at)
+    values (${w.ws.id}, ${`invitee-${uniq()}@example.test`}, 'Invitee', 'member', ${w.people.owner.id}, now() + interval '7 days') returning id`;
+  return { params: { id: row!.id } };
+};
+/** A member of its own per cell: deactivating one of the world's people would change every later cell. */
+const aMember = async (w: AuthzWorld) => ({ params: { identityId: (await makeUser(w.app.db.sql, w.ws, { role: 'member' })).id } });
 const MCP_INIT = {
   jsonrpc: '2.0',
   id: 1,
@@ -126,6 +135,15 @@ export const TABLE: Record<string, Probe[]> = {
   'POST /api/auth/reauth': [{ label: 'right password', auth: 'cookie', ok: 200, build: (_w, c) => ({ body: { password: c.person?.password ?? 'x' } }) }],
   'POST /api/auth/logout': [{ label: 'without a session', auth: 'public', anonymous: true, ok: 200 }],
   'GET /api/auth/session': [{ label: 'who am I', auth: 'cookie', ok: 200 }],
+  'GET /api/auth/invitations/:token': [{ label: 'an unknown link', auth: 'public', ok: 404, params: { token: 'nope' } }],
+  'POST /api/auth/invitations/:token/accept': [
+    { label: 'an unknown link', auth: 'public', anonymous: true, ok: 404, params: { token: 'nope' }, body: { password: 'long enough secret' } },
+  ],
+  // an empty body: a valid one counts against the reset throttle of the matrix's one address
+  'POST /api/auth/password-reset': [{ label: 'empty body', auth: 'public', anonymous: true, body: {}, ok: 400 }],
+  'POST /api/auth/password-reset/:token': [
+    { label: 'an unknown link', auth: 'public', anonymous: true, ok: 404, params: { token: 'nope' }, body: { password: 'long enough secret' } },
+  ],
   'POST /mcp': [{ label: 'initialize', auth: 'bearer', ok: 200, body: MCP_INIT, headers: MCP_HEADERS }],
   // Accepting only JSON: an SSE accept would open a stream that stays open.
   // stateless: no stream to open, no session to end; 405 for every caller, before authentication
@@ -133,6 +151,29 @@ export const TABLE: Record<string, Probe[]> = {
   'DELETE /mcp': [{ label: 'no session to end (stateless)', auth: 'public', ok: 405, headers: MCP_HEADERS }],
 
   'GET /api/w/:slug/workflow': [{ label: 'workflow', auth: 'read', ok: 200 }],
+  'GET /api/w/:slug/invitations': [{ label: 'list', auth: 'admin', admin: true, ok: 200 }],
+  'POST /api/w/:slug/invitations': [
+    {
+      label: 'a new member',
+      auth: 'admin',
+      admin: true,
+      ok: 201,
+      build: () => ({ body: { email: `invitee-${uniq()}@example.test`, name: 'Invitee', role: 'member' } }),
+    },
+    {
+      label: 'a new owner',
+      auth: 'admin',
+      admin: true,
+      ok: (c) => (owner(c) ? 201 : 403),
+      build: () => ({ body: { email: `owner-${uniq()}@example.test`, name: 'Owner', role: 'owner' } }),
+    },
+  ],
+  'POST /api/w/:slug/invitations/:id/resend': [{ label: 'a pending one', auth: 'admin', admin: true, ok: 200, build: anInvitation }],
+  'DELETE /api/w/:slug/invitations/:id': [{ label: 'a pending one', auth: 'admin', admin: true, ok: 200, build: anInvitation }],
+  'POST /api/w/:slug/members/:identityId/deactivate': [{ label: 'a member', auth: 'admin', admin: true, ok: 200, build: aMember }],
+  'POST /api/w/:slug/members/:identityId/reactivate': [{ label: 'a member', auth: 'admin', admin: true, ok: 200, build: aMember }],
+  'GET /api/w/:slug/settings': [{ label: 'the settings', auth: 'admin', admin: true, ok: 200 }],
+  'PATCH /api/w/:slug/settings': [{ label: 'nothing changed', auth: 'admin', admin: true, ok: 200, body: {} }],
   'GET /api/w/:slug/tokens': [{ label: 'own tokens', auth: 'session', ok: 200 }],
   'POST /api/w/:slug/tokens': [{ label: 'read token', auth: 'session', ok: 201, body: { name: 'probe', scopes: ['read'] } }],
   'DELETE /api/w/:slug/tokens/:id': [

@@ -32,7 +32,7 @@ async function sessionInfo(sql: Db, identityId: string, csrfToken: string): Prom
   const [who] = await sql<{ name: string; email: string | null }[]>`select name, email from identities where id = ${identityId}`;
   const workspaces = await sql<{ slug: string; name: string; role: Role }[]>`
     select w.slug, w.name, m.role from memberships m join workspaces w on w.id = m.workspace_id
-    where m.identity_id = ${identityId} order by w.slug`;
+    where m.identity_id = ${identityId} and m.deactivated_at is null order by w.slug`;
   return { identityId, name: who!.name, email: who!.email, workspaces: [...workspaces], csrfToken };
 }
 
@@ -57,13 +57,23 @@ export async function login(ctx: LoginCtx, raw: unknown): Promise<{ secret: stri
   const ok = await verifyPassword(input.password, who?.password_hash ?? null);
   if (!who || !ok) throw unauthenticated('The email or password is wrong.');
   await guard?.guard.succeeded(input.email, guard.address);
+  return openSession(ctx, who.id);
+}
+
+/** A new browser session for a person who just proved who they are (a login, an accepted invitation); it counts as a re-authentication. */
+export async function openSession(
+  ctx: Pick<LoginCtx, 'sql' | 'now' | 'ttlHours'>,
+  identityId: string,
+): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
+  const { sql } = ctx;
+  const now = ctx.now();
   const secret = newOpaqueSecret();
   const csrfToken = newOpaqueSecret(18);
   const expiresAt = new Date(now.getTime() + ctx.ttlHours * 3600_000);
   await sql`
     insert into sessions (token_hash, identity_id, csrf_token, reauth_at, expires_at, created_at, last_seen_at)
-    values (${sha256(secret)}, ${who.id}, ${csrfToken}, ${now}, ${expiresAt}, ${now}, ${now})`;
-  return { secret, expiresAt, info: await sessionInfo(sql, who.id, csrfToken) };
+    values (${sha256(secret)}, ${identityId}, ${csrfToken}, ${now}, ${expiresAt}, ${now}, ${now})`;
+  return { secret, expiresAt, info: await sessionInfo(sql, identityId, csrfToken) };
 }
 
 export async function findSession(sql: Db, secret: string, now: Date): Promise<Session | null> {
@@ -126,13 +136,15 @@ export async function logout(ctx: SessionCtx): Promise<{ ok: true }> {
 
 /** The principal of a session inside one workspace; a workspace the person is not in does not exist for them. */
 export async function sessionPrincipal(sql: Db, session: Session, slug: string): Promise<Principal> {
-  const [m] = await sql<{ workspace_id: string; role: Role; client_id: string | null; name: string }[]>`
-    select m.workspace_id, m.role, m.client_id, i.name
+  const [m] = await sql<{ workspace_id: string; role: Role; client_id: string | null; name: string; deactivated: boolean }[]>`
+    select m.workspace_id, m.role, m.client_id, i.name, m.deactivated_at is not null as deactivated
     from workspaces w
     join memberships m on m.workspace_id = w.id and m.identity_id = ${session.identityId}
     join identities i on i.id = m.identity_id
     where w.slug = ${slug}`;
   if (!m) throw notFound('unknown_workspace', undefined, 'No such workspace.');
+  // a deactivated member's session no longer works here (src/core/people/deactivate.ts); others of theirs may
+  if (m.deactivated) throw unauthenticated('Your membership of this workspace is deactivated.');
   return {
     workspaceId: m.workspace_id,
     slug,

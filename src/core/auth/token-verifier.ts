@@ -125,7 +125,8 @@ export class TokenVerifier {
       join workspaces w on w.id = t.workspace_id
       join identities i on i.id = t.acts_as
       join memberships m on m.workspace_id = t.workspace_id and m.identity_id = t.acts_as
-      where t.token_hash = ${sha256(raw)} and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${now})`;
+      where t.token_hash = ${sha256(raw)} and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${now})
+        and m.deactivated_at is null`;
     if (!r) return undefined;
     return {
       id: r.id,

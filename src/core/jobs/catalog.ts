@@ -54,8 +54,34 @@ export const pollJob = defineJob({
   queue: (p) => `mailbox:${p.mailboxId}`,
 });
 
+/**
+ * `people:invitation-mail`: the email of one invitation (src/core/people/invitation-email.ts). Its
+ * link's secret is made by the job, so no secret sits in a payload; a resend queues it afresh.
+ */
+export const invitationMailJob = defineJob({
+  task: 'people:invitation-mail',
+  payload: z.object({ workspaceId, invitationId: z.uuid() }),
+  maxAttempts: 5,
+  key: (p) => `people:invitation-mail:${p.invitationId}`,
+});
+
+/** `auth:reset-mail`: the email of one password reset link (src/core/auth/password-reset-email.ts), made the same way. */
+export const resetMailJob = defineJob({
+  task: 'auth:reset-mail',
+  payload: z.object({ workspaceId, resetId: z.uuid() }),
+  maxAttempts: 5,
+  key: (p) => `auth:reset-mail:${p.resetId}`,
+});
+
 /** Every job with a payload, by name: the worker must register a handler for each. */
-export const jobs = { allocate: allocateJob, render: renderJob, deliver: deliverJob, poll: pollJob } as const;
+export const jobs = {
+  allocate: allocateJob,
+  render: renderJob,
+  deliver: deliverJob,
+  poll: pollJob,
+  invitationMail: invitationMailJob,
+  resetMail: resetMailJob,
+} as const;
 
 /**
  * The crontab. graphile-worker schedules each tick once however many workers run it; task names

@@ -17,6 +17,8 @@ export interface JobCtx {
   mailer: Mailer;
   /** The sender of outgoing mail (MAIL_FROM). */
   mailFrom: string;
+  /** The service's own address for links in emails (PUBLIC_URL; invitations, password resets); absent: http://localhost:3000. */
+  publicUrl?: string;
   /**
    * The guard of connections to addresses users gave (a mailbox's IMAP server), as the environment
    * configures it (ALLOW_LOOPBACK_HOSTS); absent: the strict rule, loopback refused too.

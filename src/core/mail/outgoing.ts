@@ -8,6 +8,9 @@ import type { Db } from '../../db/connect.ts';
  */
 export async function outgoingWorkspace(sql: Db, messageId: string): Promise<string | null> {
   const [d] = await sql<{ workspaceId: string }[]>`
-    select workspace_id as "workspaceId" from document_deliveries where message_id = ${messageId} limit 1`;
+    select workspace_id as "workspaceId" from document_deliveries where message_id = ${messageId}
+    union all select workspace_id from invitations where message_id = ${messageId}
+    union all select workspace_id from password_resets where message_id = ${messageId}
+    limit 1`;
   return d?.workspaceId ?? null;
 }

@@ -13,7 +13,7 @@ export async function opsPrincipal(sql: Db, session: Session, slug: string | nul
   const [m] = await sql<{ slug: string; billingOperator: boolean }[]>`
     select w.slug, m.billing_operator as "billingOperator"
     from memberships m join workspaces w on w.id = m.workspace_id
-    where m.identity_id = ${session.identityId} ${slug ? sql`and w.slug = ${slug}` : sql``}
+    where m.identity_id = ${session.identityId} and m.deactivated_at is null ${slug ? sql`and w.slug = ${slug}` : sql``}
     order by (m.role in ('owner', 'admin') or (m.billing_operator and m.role not in ('client', 'client_elevated'))) desc, w.slug
     limit 1`;
   if (!m) return null;

@@ -12,7 +12,9 @@ import { documentsRoutes } from './documents.ts';
 import { healthRoutes } from './health.ts';
 import { homeRoutes } from './home.ts';
 import { mailboxRoutes } from './mailbox.ts';
+import { invitationRoutes } from './invitations.ts';
 import { openApiRoutes } from './openapi.ts';
+import { peopleRoutes } from './people.ts';
 import { projectsRoutes } from './projects.ts';
 import { sessionRoutes } from './session.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
@@ -27,6 +29,7 @@ const TAGS = [
   { name: 'health', description: 'Liveness and readiness probes.' },
   { name: 'reference', description: 'The landing page, this OpenAPI document and the API reference page.' },
   { name: 'session', description: 'Browser sessions: login, re-authentication, logout.' },
+  { name: 'people', description: 'People: invitations and their links, password resets, members, workspace settings.' },
   { name: 'workspace', description: 'The workflow and API tokens.' },
   { name: 'tickets', description: 'Tickets: list, read, create, update, move, archive, delete.' },
   { name: 'relations', description: 'Parents, links, code-host references and viewers.' },
@@ -53,6 +56,7 @@ const openApiJson = (): string => (document ??= JSON.stringify(buildOpenApi(REST
 export const rootGroups: RouteGroup[] = [
   group('health', healthRoutes),
   group('session', sessionRoutes, '/api/auth'),
+  group('people', invitationRoutes, '/api/auth'),
   group('reference', homeRoutes),
   group('reference', openApiRoutes(openApiJson)),
   group('other', wellKnownRoutes),
@@ -61,6 +65,7 @@ export const rootGroups: RouteGroup[] = [
 /** Every area mounted under /api/w/:slug, one router per area, in this order. */
 export const workspaceGroups: RouteGroup[] = [
   group('workspace', workspaceRoutes),
+  group('people', peopleRoutes),
   group('tickets', ticketsReadRoutes),
   group('tickets', ticketsWriteRoutes),
   group('relations', ticketRelationsRoutes),

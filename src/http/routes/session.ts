@@ -8,7 +8,12 @@ import { reauthSchema, sessionInfoSchema } from '../../core/auth/schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
 
 const secure = (deps: AppDeps, ctx: AppContext) => (deps.config.COOKIE_SECURE === 'auto' ? ctx.secure : deps.config.COOKIE_SECURE === 'true');
-const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
+export const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
+
+/** Sets the session cookie of a session just opened (login, an accepted invitation): HttpOnly, SameSite=Lax. */
+export function setSessionCookie(deps: AppDeps, ctx: AppContext, secret: string, expiresAt: Date): void {
+  ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: expiresAt, path: '/' });
+}
 
 /** The context of an operation on the caller's own session: the cookie's session (401 without one). */
 async function sessionCtx(deps: AppDeps, ctx: AppContext): Promise<SessionCtx> {
@@ -30,7 +35,7 @@ export const sessionRoutes = [
         { sql: deps.sql, now: clockOf(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) },
         ctx.request.body,
       );
-      ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: expiresAt, path: '/' });
+      setSessionCookie(deps, ctx, secret, expiresAt);
       ctx.body = info;
     },
   }),
