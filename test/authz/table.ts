@@ -113,6 +113,22 @@ const anInvitation = async (w: AuthzWorld) => {
 };
 /** A member of its own per cell: deactivating one of the world's people would change every later cell. */
 const aMember = async (w: AuthzWorld) => ({ params: { identityId: (await makeUser(w.app.db.sql, w.ws, { role: 'member' })).id } });
+/** A client, a project with one member, a category of its own per cell (issue 22: the probe archives, empties or deletes it). */
+const aClient = async (w: AuthzWorld) =>
+  (
+    await w.app.db.sql<
+      { id: string }[]
+    >`insert into clients (workspace_id, name, code) values (${w.ws.id}, 'Probe', ${`P${uniq().toUpperCase()}`}) returning id`
+  )[0]!.id;
+const aProject = async (w: AuthzWorld, memberId: string) => {
+  const key = `Q${uniq().toUpperCase()}`;
+  const [p] = await w.app.db.sql<{ id: string }[]>`insert into projects (workspace_id, key, name) values (${w.ws.id}, ${key}, 'Probe') returning id`;
+  await w.app.db.sql`insert into project_prefixes (workspace_id, prefix, project_id) values (${w.ws.id}, ${key}, ${p!.id})`;
+  await w.app.db.sql`insert into project_memberships (project_id, identity_id, workspace_id, access) values (${p!.id}, ${memberId}, ${w.ws.id}, 'full')`;
+  return p!.id;
+};
+const aCategory = async (w: AuthzWorld) =>
+  (await w.app.db.sql<{ id: string }[]>`insert into consultant_categories (workspace_id, name) values (${w.ws.id}, ${`Probe ${uniq()}`}) returning id`)[0]!.id;
 const MCP_INIT = {
   jsonrpc: '2.0',
   id: 1,
@@ -605,6 +621,70 @@ export const TABLE: Record<string, Probe[]> = {
     },
   ],
   'GET /api/w/:slug/clients/:id/banks': [{ label: "client A's", auth: 'session', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a } }) }],
+  'GET /api/w/:slug/clients': [{ label: 'list', auth: 'read', workspaceOnly: true, ok: 200 }],
+  'POST /api/w/:slug/clients': [
+    { label: 'a new client', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { name: 'Probe', code: `P${uniq().toUpperCase()}` } }) },
+  ],
+  'GET /api/w/:slug/clients/:id': [{ label: "client A's", auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a } }) }],
+  'PATCH /api/w/:slug/clients/:id': [
+    { label: 'client A, nothing changed', auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a }, body: {} }) },
+  ],
+  'POST /api/w/:slug/clients/:id/archive': [
+    { label: 'client A, restore (no-op)', auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a }, body: { archived: false } }) },
+  ],
+  'GET /api/w/:slug/clients/:id/recipients': [{ label: "client A's", auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.clients.a } }) }],
+  'PUT /api/w/:slug/clients/:id/recipients': [
+    { label: 'a client of its own', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await aClient(w) }, body: { recipients: [] } }) },
+  ],
+  'POST /api/w/:slug/projects': [
+    { label: 'a new project', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { key: `Q${uniq().toUpperCase()}`, name: 'Probe' } }) },
+  ],
+  'GET /api/w/:slug/projects/:id': [
+    { label: 'PA', auth: 'read', workspaceOnly: true, ok: 200, build: (w) => ({ params: { id: w.projects.a.id } }) },
+    { label: 'PH', auth: 'read', workspaceOnly: true, target: hidden, ok: 200, build: (w) => ({ params: { id: w.projects.h.id } }) },
+  ],
+  'PATCH /api/w/:slug/projects/:id': [
+    { label: 'PA, nothing changed', auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.projects.a.id }, body: {} }) },
+    { label: 'PH, nothing changed', auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.projects.h.id }, body: {} }) },
+  ],
+  'POST /api/w/:slug/projects/:id/archive': [
+    { label: 'PA, restore (no-op)', auth: 'admin', admin: true, ok: 200, build: (w) => ({ params: { id: w.projects.a.id }, body: { archived: false } }) },
+  ],
+  'GET /api/w/:slug/projects/:id/members': [
+    { label: 'PA', auth: 'read', workspaceOnly: true, ok: 200, build: (w) => ({ params: { id: w.projects.a.id } }) },
+    { label: 'PH', auth: 'read', workspaceOnly: true, target: hidden, ok: 200, build: (w) => ({ params: { id: w.projects.h.id } }) },
+  ],
+  'PUT /api/w/:slug/projects/:id/members/:identityId': [
+    {
+      label: 'the member on PA, as they are',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.projects.a.id, identityId: w.people.member.id }, body: { access: 'full' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/projects/:id/members/:identityId': [
+    {
+      label: 'the admin from a project of its own',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: await aProject(w, w.people.admin.id), identityId: w.people.admin.id } }),
+    },
+  ],
+  'PATCH /api/w/:slug/categories/:id': [
+    {
+      label: 'a category of its own',
+      auth: 'admin',
+      workspaceOnly: true,
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: await aCategory(w) }, body: { name: `Probe ${uniq()}` } }),
+    },
+  ],
+  'DELETE /api/w/:slug/categories/:id': [
+    { label: 'an unused category', auth: 'admin', workspaceOnly: true, admin: true, ok: 200, build: async (w) => ({ params: { id: await aCategory(w) } }) },
+  ],
   // The matrix's workspace has no mailbox, and its app no secret key to seal a password with: a
   // new mailbox without one is 400 password_required (test/mail-settings.test.ts connects one).
   'GET /api/w/:slug/mailbox': [{ label: 'none connected', auth: 'session', admin: true, ok: 404 }],
