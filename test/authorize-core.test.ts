@@ -64,7 +64,7 @@ import type { Db } from '../src/db/connect.ts';
 import { opsVoidRun } from '../src/core/ops/billing.ts';
 import { setBillingOperator } from '../src/core/ops/operators.ts';
 import { changeRole } from '../src/core/people/role.ts';
-import { actOnJob } from '../src/core/ops/job-actions.ts';
+import { retryJob } from '../src/core/ops/job-actions.ts';
 import { queueCounts } from '../src/core/ops/jobs.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import {
@@ -256,11 +256,11 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
     ]),
   'mailbox.poll': (ctx) => requestPoll(ctx),
   'mailbox.messages': (ctx) => listIntakeMessages(ctx, {}),
-  'ops.read': (ctx) => queueCounts(ctx),
-  'ops.act': (ctx) => actOnJob(ctx, 'retry', { jobId: '1' }),
-  'ops.destroy': (ctx) => opsVoidRun(ctx, { runId: randomUUID(), reason: 'probe', confirmation: 'VOID' }),
+  'ops.read': (ctx) => runOp(queueCounts, ctx, {}),
+  'ops.act': (ctx) => runOp(retryJob, ctx, { jobId: '1' }),
+  'ops.destroy': (ctx) => runOp(opsVoidRun, ctx, { runId: randomUUID(), reason: 'probe' }),
   'members.role': (ctx) => changeRole(ctx, { identityId: w.member.id, role: 'member' }),
-  'ops.operators.set': (ctx) => setBillingOperator(ctx, { identityId: w.member.id, billingOperator: false }),
+  'ops.operators.set': (ctx) => runOp(setBillingOperator, ctx, { identityId: w.member.id, billingOperator: false }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
   'tokens.revoke': (ctx) => revokeToken(ctx, { id: randomUUID() }),

@@ -5,9 +5,10 @@ import type { Ctx } from '../src/core/ctx.ts';
 import { allocateJob, pollJob } from '../src/core/jobs/catalog.ts';
 import { enqueue } from '../src/core/jobs/enqueue.ts';
 import { deleteFinishedQueuedJobs } from '../src/core/jobs/retention.ts';
-import { actOnFailed, actOnJob } from '../src/core/ops/job-actions.ts';
+import { actOnFailed, cancelJob, retryJob } from '../src/core/ops/job-actions.ts';
 import { jobDetail, searchJobs } from '../src/core/ops/job-search.ts';
 import { failedJobs, queueCounts } from '../src/core/ops/jobs.ts';
+import { runOp } from '../src/core/operation.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
@@ -69,22 +70,22 @@ it('enqueue records the workspace and payload beside the job, and each workspace
     { workspaceId: a.ws.id, task: pollJob.task },
   ]);
 
-  const seenByA = await failedJobs(ctxOf(a), {});
+  const seenByA = await runOp(failedJobs, ctxOf(a), {});
   expect(seenByA.jobs.map((j) => j.id)).toEqual([jobA]);
   expect(seenByA.total).toBe(1);
-  expect((await queueCounts(ctxOf(a))).reduce((n, q) => n + q.failed, 0)).toBe(1);
-  expect((await failedJobs(ctxOf(b), {})).jobs.map((j) => j.id)).toEqual([jobB]);
+  expect((await runOp(queueCounts, ctxOf(a), {})).reduce((n, q) => n + q.failed, 0)).toBe(1);
+  expect((await runOp(failedJobs, ctxOf(b), {})).jobs.map((j) => j.id)).toEqual([jobB]);
 
   // the payload is searchable by its own workspace only
   const payloadText = (await db.sql<{ p: string }[]>`select payload->>'mailboxId' as p from queued_jobs where job_id = ${jobB}::bigint`)[0]!.p;
-  expect((await searchJobs(ctxOf(b), { q: payloadText })).live.map((j) => j.id)).toEqual([jobB]);
-  expect((await searchJobs(ctxOf(a), { q: payloadText })).live).toEqual([]);
-  await expect(jobDetail(ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'not_found' });
+  expect((await runOp(searchJobs, ctxOf(b), { q: payloadText })).live.map((j) => j.id)).toEqual([jobB]);
+  expect((await runOp(searchJobs, ctxOf(a), { q: payloadText })).live).toEqual([]);
+  await expect(runOp(jobDetail, ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'not_found' });
 
   // A cannot retry or cancel B's job, by id or in bulk
-  await expect(actOnJob(ctxOf(a), 'retry', { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
-  await expect(actOnJob(ctxOf(a), 'cancel', { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
-  expect(await actOnFailed(ctxOf(a), 'retry', {})).toBe(1);
+  await expect(runOp(retryJob, ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
+  await expect(runOp(cancelJob, ctxOf(a), { jobId: jobB })).rejects.toMatchObject({ code: 'conflict' });
+  expect(await runOp(actOnFailed, ctxOf(a), { action: 'retry' })).toBe(1);
   const [bAfter] = await db.sql<{ attempts: number; max: number; due: boolean }[]>`
     select attempts, max_attempts as max, run_at <= now() as due from graphile_worker.jobs where id = ${jobB}::bigint`;
   expect(bAfter).toMatchObject({ attempts: 1, max: 1 });
@@ -95,7 +96,7 @@ it('enqueue records the workspace and payload beside the job, and each workspace
   expect(aAfter).toEqual({ attempts: 1, max: 2, due: true });
 
   // B cancels its own: the job and its queued_jobs row go, A's stays
-  expect(await actOnJob(ctxOf(b), 'cancel', { jobId: jobB })).toBe(1);
+  expect(await runOp(cancelJob, ctxOf(b), { jobId: jobB })).toBe(1);
   expect(await db.sql`select 1 from graphile_worker.jobs where id = ${jobB}::bigint`).toEqual([]);
   expect(await db.sql`select 1 from queued_jobs where job_id = ${jobB}::bigint`).toEqual([]);
   expect(await db.sql`select 1 from queued_jobs where job_id = ${jobA}::bigint`).toHaveLength(1);
@@ -106,7 +107,7 @@ it('a job queued by the crontab (no queued_jobs row) is the process’s: every w
     { id: string }[]
   >`select (graphile_worker.add_job('sessions:cleanup', '{}'::json, job_key => ${`cron-${randomUUID()}`})).id::text as id`;
   await db.sql`select graphile_worker.permanently_fail_jobs(${[job!.id]}::bigint[], 'cleanup failed')`;
-  for (const side of [a, b]) expect((await failedJobs(ctxOf(side), { task: 'sessions:cleanup' })).jobs.map((j) => j.id)).toEqual([job!.id]);
+  for (const side of [a, b]) expect((await runOp(failedJobs, ctxOf(side), { task: 'sessions:cleanup' })).jobs.map((j) => j.id)).toEqual([job!.id]);
   await db.sql`select graphile_worker.complete_jobs(${[job!.id]}::bigint[])`;
 });
 

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Caches } from './cache.ts';
+import type { CrontabItem } from './ops/crontab.ts';
 
 /**
  * What every core operation receives: the database handle (or the open transaction),
@@ -15,6 +16,10 @@ export interface Ctx {
   auditing?: boolean;
   /** Process caches (workflow, ...); absent in one-off commands, where everything is read fresh. */
   caches?: Caches;
+  /** The console's: the process's crontab, parsed at the edge (src/ops/crontab.ts), for the crontab view. */
+  crontab?: readonly CrontabItem[];
+  /** The console's: the local SMTP catcher's folder (null: mail goes to a real SMTP server), for the outbox page. */
+  outboxDir?: string | null;
 }
 
 /** The process clock: the injected one (tests), else the system's. */

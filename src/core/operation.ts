@@ -31,8 +31,8 @@ export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
 }
 
 export interface OperationAudit<I, R> {
-  /** The audit log's action (`billing.run.void`). */
-  action: string;
+  /** The audit log's action (`billing.run.void`); a function of the input as sent when the input names it (a grant or a withdrawal). */
+  action: string | ((sent: Partial<Record<keyof I, unknown>>) => string);
   /** What was acted on, from the input as sent (a refusal is recorded before the input is parsed). */
   target: (sent: Partial<Record<keyof I, unknown>>) => string | null;
   /** A line of detail for a success (the void's reason). */
@@ -74,7 +74,7 @@ export function runOpSent<O extends AnyOperation>(op: O, ctx: Ctx, sent: unknown
   let parsed: unknown;
   return audited(
     ctx,
-    audit.action,
+    typeof audit.action === 'function' ? audit.action(fields) : audit.action,
     audit.target(fields),
     (ctx) => execute(op, ctx, sent, (input) => (parsed = input)),
     audit.detail ? (r) => audit.detail!(parsed, r) : undefined,

@@ -3,15 +3,18 @@ import { join } from 'node:path';
 import type Koa from 'koa';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
-import { can } from '../core/access/authorize.ts';
+import { authorize, can } from '../core/access/authorize.ts';
 import { assertCsrf } from '../core/auth/csrf.ts';
 import { isSameOriginPost } from '../core/auth/origin.ts';
 import type { Principal } from '../core/auth/principal.ts';
 import { findSession, login, logout, reauthenticate, type Session } from '../core/auth/sessions.ts';
-import { clockOf, makeCtx } from '../core/ctx.ts';
+import { clockOf, makeCtx, type Ctx } from '../core/ctx.ts';
+import { conflict } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
+import { runOp } from '../core/operation.ts';
 import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
+import { crontabItems } from './crontab.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { billingPages } from './pages/billing.ts';
@@ -19,7 +22,7 @@ import { jobPages } from './pages/jobs.ts';
 import { loginPage } from './pages/login.ts';
 import { operatorPages } from './pages/operators.ts';
 import { otherPages } from './pages/other.ts';
-import { withMessage, type Answer, type ConsoleOptions, type Handler, type OpsRequest } from './route.ts';
+import { safeNext, withMessage, type Answer, type ConsoleAction, type ConsoleOptions, type Handler, type OpsRequest, type OpsRoute } from './route.ts';
 
 /** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
 const SESSION_COOKIE = 'wt_session';
@@ -29,11 +32,35 @@ const STATIC = Object.fromEntries(['ops.css', 'ops.js'].map((f) => [f, readFileS
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Where to go after signing in: a console path only (never another site). */
-export const safeNext = (v: unknown) => (typeof v === 'string' && /^\/ops(\/[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : '/ops/jobs');
+export { safeNext } from './route.ts';
 
 const flat = (o: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]));
+
+/** Whether the operation's action would let the caller through now (the refusal itself is the operation's, audited). */
+function allows(ctx: Ctx, op: ConsoleAction['op']): boolean {
+  try {
+    authorize(ctx, op.action);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The one dispatcher of console actions: what the form asks before the operation (the password
+ * re-authenticates the session; the typed word, asked only of a caller the operation would let
+ * through), then the operation through `runOp` with the input the action builds, then its answer.
+ */
+async function dispatch(action: ConsoleAction, r: OpsRequest): Promise<Answer> {
+  if (action.reauth && r.body.password) await r.reauth(r.body.password);
+  const c = action.confirm;
+  if (c && (r.body[c.field] ?? '').trim() !== c.word && allows(r.ctx, action.op)) throw conflict('confirmation_mismatch', undefined, c.message);
+  return action.answer(await runOp(action.op, r.ctx, action.sent(r)), r);
+}
+
+/** A route's handler: a page renders, an action dispatches its operation. */
+const handlerOf = (route: OpsRoute): Handler => ('op' in route ? (r) => dispatch(route, r) : route.page);
 
 function errorPage(status: number, title: string, message: string, principal?: Principal | null): string {
   return layout(
@@ -50,6 +77,9 @@ function errorPage(status: number, title: string, message: string, principal?: P
  */
 export function opsConsole(services: Services, options: ConsoleOptions): Koa.Middleware {
   const now = clockOf(services);
+  // what the console's operations read beyond the database: the crontab (parsed once, here at the edge) and the outbox folder
+  const machinery = { crontab: crontabItems(options.crontab), outboxDir: options.outboxDir };
+  const ctxOf = (principal: Principal) => ({ ...makeCtx(services, principal), ...machinery });
   const router = new Router({ prefix: '/ops' });
   const body = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '64kb' });
   const secure = (ctx: Koa.Context) => (services.config.COOKIE_SECURE === 'auto' ? ctx.secure : services.config.COOKIE_SECURE === 'true');
@@ -122,7 +152,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       });
     }
     const r: OpsRequest = {
-      ctx: makeCtx(services, principal),
+      ctx: ctxOf(principal),
       principal,
       csrf: session.csrfToken,
       canAct: can(principal, 'ops.act') === null,
@@ -130,10 +160,9 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       body: form,
       params: flat(ctx.params),
       path: ctx.path,
-      options,
       reauth: async (password) => {
         const at = await reauthenticate({ sql: services.sql, now, session, guard: guardOf(ctx) }, { password });
-        r.ctx = makeCtx(services, { ...principal, reauthAt: new Date(at.reauthAt) });
+        r.ctx = ctxOf({ ...principal, reauthAt: new Date(at.reauthAt) });
       },
     };
     try {
@@ -168,8 +197,8 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     send(ctx, { redirect: '/ops/login' });
   });
   for (const route of [...jobPages, ...billingPages, ...otherPages, ...operatorPages]) {
-    if (route.method === 'GET') router.get(route.path, guarded(route.handler));
-    else router.post(route.path, body, guarded(route.handler));
+    if (route.method === 'GET') router.get(route.path, guarded(handlerOf(route)));
+    else router.post(route.path, body, guarded(handlerOf(route)));
   }
 
   const routes = router.routes();

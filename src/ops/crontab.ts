@@ -1,5 +1,5 @@
 import { parseCrontab } from 'graphile-worker';
-import type { CrontabItem } from '../core/ops/stats.ts';
+import type { CrontabItem } from '../core/ops/crontab.ts';
 
 /**
  * The process's crontab (graphile-worker's format) as the core's crontab view reads it: parsed by

@@ -1,9 +1,6 @@
-import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import type { Door } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { AppError } from '../errors.ts';
-import { parseInput } from '../validation.ts';
 
 /** One audited action as the audit page lists it. */
 export interface AuditRecord {
@@ -44,18 +41,4 @@ export async function audited<T>(ctx: Ctx, action: string, target: string | null
     await record(outcomeOf(err), err instanceof Error ? err.message : String(err));
     throw err;
   }
-}
-
-export const listAuditInput = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(200).describe('How many records, newest first.'),
-});
-
-/** The workspace's audited actions (every door), newest first. */
-export async function listAudit(ctx: Ctx, raw: unknown): Promise<AuditRecord[]> {
-  authorize(ctx, 'ops.read');
-  const q = parseInput(listAuditInput, raw);
-  return ctx.sql<AuditRecord[]>`
-    select id::text, actor_name as "actorName", door, action, target, outcome, detail, at
-    from ops_audit where workspace_id = ${ctx.principal.workspaceId}
-    order by at desc, id desc limit ${q.limit}`;
 }

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict } from '../errors.ts';
 import { cronNamed } from '../jobs/catalog.ts';
-import { parseInput } from '../validation.ts';
-import { audited } from './audit.ts';
-import { failedWhere, inWorkspace, JOBS, parseFailedFilter, type FailedFilter } from './jobs.ts';
+import { defineOp } from '../operation.ts';
+import { failedFilter, failedWhere, inWorkspace, JOBS, type FailedFilter } from './jobs.ts';
 
 const jobIdInput = z.object({
   jobId: z
@@ -13,8 +11,9 @@ const jobIdInput = z.object({
     .regex(/^\d{1,18}$/)
     .describe('The job (graphile-worker id).'),
 });
-const describeFilter = (f: FailedFilter) =>
+const describeFilter = (f: Partial<Record<keyof FailedFilter, unknown>>) =>
   Object.entries(f)
+    .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(' ') || 'all failed jobs';
 
@@ -50,63 +49,70 @@ async function cancelWhere(ctx: Ctx, f: FailedFilter, ids: string[] | null): Pro
   });
 }
 
-/** Retry or cancel one failed job. */
-export async function actOnJob(ctx: Ctx, action: 'retry' | 'cancel', raw: unknown): Promise<number> {
-  const { jobId } = parseInput(jobIdInput, raw);
-  return audited(
-    ctx,
-    `job.${action}`,
-    `job ${jobId}`,
-    async () => {
-      authorize(ctx, 'ops.act');
+/** Retry or cancel one failed job: the same operation both ways, its audit named for the action. */
+function jobAction(action: 'retry' | 'cancel') {
+  return defineOp({
+    name: `ops.job.${action}`,
+    action: 'ops.act',
+    input: jobIdInput,
+    output: null,
+    audit: { action: `job.${action}`, target: (s) => `job ${String(s.jobId)}`, detail: () => null },
+    run: async (ctx, { jobId }): Promise<number> => {
       const n = action === 'retry' ? await retryWhere(ctx, {}, [jobId]) : await cancelWhere(ctx, {}, [jobId]);
       if (n === 0) throw conflict('job_not_failed', undefined, 'The job is not a failed job any more (it ran, is running, or is gone).');
       return n;
     },
-    () => null,
-  );
+  });
 }
+export const retryJob = jobAction('retry');
+export const cancelJob = jobAction('cancel');
+
+export const bulkInput = failedFilter.extend({ action: z.enum(['retry', 'cancel']).describe('Retry them now, or cancel them.') });
 
 /** Retry or cancel every failed job a filter selects; answers how many it touched. */
-export async function actOnFailed(ctx: Ctx, action: 'retry' | 'cancel', raw: unknown): Promise<number> {
-  const f = parseFailedFilter(raw);
-  return audited(
-    ctx,
-    `jobs.bulk_${action}`,
-    describeFilter(f),
-    async () => {
-      authorize(ctx, 'ops.act');
-      return action === 'retry' ? retryWhere(ctx, f, null) : cancelWhere(ctx, f, null);
-    },
-    (n) => `${n} job(s)`,
-  );
-}
+export const actOnFailed = defineOp({
+  name: 'ops.jobs.bulk',
+  action: 'ops.act',
+  input: bulkInput,
+  output: null,
+  audit: {
+    action: (s) => `jobs.bulk_${s.action === 'cancel' ? 'cancel' : 'retry'}`,
+    target: ({ action: _, ...f }) => describeFilter(f),
+    detail: (_, n: number) => `${n} job(s)`,
+  },
+  run: (ctx, { action, ...f }): Promise<number> => (action === 'retry' ? retryWhere(ctx, f, null) : cancelWhere(ctx, f, null)),
+});
 
 const unlockInput = z.object({ workerId: z.string().min(1).max(200).describe('The lock holder (graphile-worker pool id).') });
 
 /** Frees the jobs a dead worker holds (graphile-worker's force_unlock_workers); refused while the worker still beats. */
-export async function forceUnlock(ctx: Ctx, raw: unknown): Promise<void> {
-  const { workerId } = parseInput(unlockInput, raw);
-  await audited(ctx, 'worker.force_unlock', `worker ${workerId}`, async () => {
-    authorize(ctx, 'ops.act');
-    const { sql, principal: p } = ctx;
+export const forceUnlock = defineOp({
+  name: 'ops.worker.force_unlock',
+  action: 'ops.act',
+  input: unlockInput,
+  output: null,
+  audit: { action: 'worker.force_unlock', target: (s) => `worker ${String(s.workerId)}` },
+  run: async ({ sql, principal: p }, { workerId }): Promise<void> => {
     const [alive] = await sql`select 1 from worker_heartbeats where ${workerId} = any(worker_ids) and beat_at > now() - interval '1 minute'`;
     if (alive) throw conflict('worker_alive', undefined, 'That worker is alive; its jobs are running.');
     const [mine] = await sql`select 1 from ${JOBS(sql)} where j.locked_by = ${workerId} and ${inWorkspace(sql, p.workspaceId)} limit 1`;
     if (!mine) throw conflict('no_locked_jobs', undefined, 'That worker holds none of your jobs.');
     await sql`select graphile_worker.force_unlock_workers(${[workerId]}::text[])`;
-  });
-}
+  },
+});
 
 const runNowInput = z.object({ task: z.string().min(1).max(200).describe('A task of the crontab.') });
 
 /** "Run now" for a crontab task (one declared in src/core/jobs/catalog.ts): one job queued at once, as the crontab would queue it. */
-export async function runCronNow(ctx: Ctx, raw: unknown): Promise<void> {
-  const { task } = parseInput(runNowInput, raw);
-  await audited(ctx, 'cron.run_now', `task ${task}`, async () => {
-    authorize(ctx, 'ops.act');
+export const runCronNow = defineOp({
+  name: 'ops.cron.run_now',
+  action: 'ops.act',
+  input: runNowInput,
+  output: null,
+  audit: { action: 'cron.run_now', target: (s) => `task ${String(s.task)}` },
+  run: async (ctx, { task }): Promise<void> => {
     const cron = cronNamed(task);
     if (!cron) throw conflict('not_a_cron_task', undefined, 'That task is not on the crontab.');
     await ctx.sql`select graphile_worker.add_job(${cron.task}, '{}'::json)`;
-  });
-}
+  },
+});

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
-import { parseInput, UUID_PATTERN } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { UUID_PATTERN } from '../validation.ts';
 import { inWorkspace, JOBS } from './jobs.ts';
 
 /** One attempt of a job, from job_history. */
@@ -60,29 +60,33 @@ export const searchInput = z.object({
  * `q`, whose payload contains it, or (an id) that served that object: a billing run, timesheet,
  * document, delivery, mailbox, or a client through its documents.
  */
-export async function searchJobs(ctx: Ctx, raw: unknown): Promise<{ live: LiveJob[]; history: Attempt[] }> {
-  authorize(ctx, 'ops.read');
-  const { q } = parseInput(searchInput, raw);
-  const { sql, principal: p } = ctx;
-  const id = UUID_PATTERN.test(q) ? q.toLowerCase() : null;
-  const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const live = await sql<LiveJob[]>`
+export const searchJobs = defineOp({
+  name: 'ops.jobs.search',
+  action: 'ops.read',
+  input: searchInput,
+  output: null,
+  run: async (ctx, { q }): Promise<{ live: LiveJob[]; history: Attempt[] }> => {
+    const { sql, principal: p } = ctx;
+    const id = UUID_PATTERN.test(q) ? q.toLowerCase() : null;
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const live = await sql<LiveJob[]>`
     select ${LIVE(ctx)} from ${JOBS(sql)}
     where ${inWorkspace(sql, p.workspaceId)}
       and (j.task_identifier = ${q} or j.queue_name = ${q} or j.key = ${q} or qj.payload::text ilike ${like})
     order by j.id desc limit 100`;
-  const byObject = id
-    ? sql`or h.run_id = ${id}::uuid or h.timesheet_id = ${id}::uuid or h.document_id = ${id}::uuid or h.delivery_id = ${id}::uuid
+    const byObject = id
+      ? sql`or h.run_id = ${id}::uuid or h.timesheet_id = ${id}::uuid or h.document_id = ${id}::uuid or h.delivery_id = ${id}::uuid
           or h.document_id in (select d.id from documents d where d.client_id = ${id}::uuid and d.workspace_id = ${p.workspaceId})
           or h.payload->>'mailboxId' = ${id}`
-    : sql``;
-  const history = await sql<Attempt[]>`
+      : sql``;
+    const history = await sql<Attempt[]>`
     select ${ATTEMPT(ctx)} from job_history h
     where ${historyVisible(ctx)}
       and (h.task = ${q} or h.job_key = ${q} or h.payload::text ilike ${like} ${byObject})
     order by h.id desc limit 100`;
-  return { live: [...live], history: [...history] };
-}
+    return { live: [...live], history: [...history] };
+  },
+});
 
 const jobInput = z.object({
   jobId: z
@@ -92,13 +96,17 @@ const jobInput = z.object({
 });
 
 /** One job: the queued job while it exists, and every attempt it made (what each produced). */
-export async function jobDetail(ctx: Ctx, raw: unknown): Promise<{ job: LiveJob | null; attempts: Attempt[] }> {
-  authorize(ctx, 'ops.read');
-  const { jobId } = parseInput(jobInput, raw);
-  const { sql, principal: p } = ctx;
-  const [job] = await sql<LiveJob[]>`select ${LIVE(ctx)} from ${JOBS(sql)} where j.id = ${jobId}::bigint and ${inWorkspace(sql, p.workspaceId)}`;
-  const attempts = await sql<Attempt[]>`
+export const jobDetail = defineOp({
+  name: 'ops.jobs.detail',
+  action: 'ops.read',
+  input: jobInput,
+  output: null,
+  run: async (ctx, { jobId }): Promise<{ job: LiveJob | null; attempts: Attempt[] }> => {
+    const { sql, principal: p } = ctx;
+    const [job] = await sql<LiveJob[]>`select ${LIVE(ctx)} from ${JOBS(sql)} where j.id = ${jobId}::bigint and ${inWorkspace(sql, p.workspaceId)}`;
+    const attempts = await sql<Attempt[]>`
     select ${ATTEMPT(ctx)} from job_history h where h.job_id = ${jobId}::bigint and ${historyVisible(ctx)} order by h.id`;
-  if (!job && attempts.length === 0) throw notFound('unknown_job', undefined, 'No such job.');
-  return { job: job ?? null, attempts: [...attempts] };
-}
+    if (!job && attempts.length === 0) throw notFound('unknown_job', undefined, 'No such job.');
+    return { job: job ?? null, attempts: [...attempts] };
+  },
+});

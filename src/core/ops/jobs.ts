@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
 import type { Ctx } from '../ctx.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 
 /**
  * The console's view of the queue, scoped to the caller's workspace: graphile-worker's public
@@ -27,11 +26,15 @@ export interface QueueCount {
   oldestWaiting: Date | null;
 }
 
+const nothing = z.object({});
+
 /** Waiting, scheduled, running and failed counts per task and queue, with the oldest waiting job's due time. */
-export async function queueCounts(ctx: Ctx): Promise<QueueCount[]> {
-  authorize(ctx, 'ops.read');
-  const { sql } = ctx;
-  return sql<QueueCount[]>`
+export const queueCounts = defineOp({
+  name: 'ops.jobs.counts',
+  action: 'ops.read',
+  input: nothing,
+  output: null,
+  run: ({ sql, principal }): Promise<QueueCount[]> => sql<QueueCount[]>`
     select j.task_identifier as task, j.queue_name as queue,
            count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now())::int as waiting,
            count(*) filter (where j.locked_at is null and j.last_error is null and j.run_at > now())::int as scheduled,
@@ -39,10 +42,10 @@ export async function queueCounts(ctx: Ctx): Promise<QueueCount[]> {
            count(*) filter (where j.locked_at is null and j.last_error is not null)::int as failed,
            min(j.run_at) filter (where j.locked_at is null and j.last_error is null and j.run_at <= now()) as "oldestWaiting"
     from ${JOBS(sql)}
-    where ${inWorkspace(sql, ctx.principal.workspaceId)}
+    where ${inWorkspace(sql, principal.workspaceId)}
     group by j.task_identifier, j.queue_name
-    order by j.task_identifier, j.queue_name nulls first`;
-}
+    order by j.task_identifier, j.queue_name nulls first`,
+});
 
 export interface RunningJob {
   id: string;
@@ -56,18 +59,23 @@ export interface RunningJob {
 }
 
 /** Jobs a worker holds, oldest lock first, with whether that worker is still beating. */
-export async function runningJobs(ctx: Ctx): Promise<RunningJob[]> {
-  authorize(ctx, 'ops.read');
-  const { sql } = ctx;
-  return sql<RunningJob[]>`
+export const runningJobs = defineOp({
+  name: 'ops.jobs.running',
+  action: 'ops.read',
+  input: nothing,
+  output: null,
+  run: ({ sql, principal }): Promise<RunningJob[]> => sql<RunningJob[]>`
     select j.id::text, j.task_identifier as task, j.key, j.locked_by as "lockedBy", j.locked_at as "lockedAt", j.attempts,
            exists (select 1 from worker_heartbeats b where j.locked_by = any(b.worker_ids) and b.beat_at > now() - interval '1 minute') as "workerAlive"
     from ${JOBS(sql)}
-    where j.locked_at is not null and ${inWorkspace(sql, ctx.principal.workspaceId)}
-    order by j.locked_at limit 200`;
-}
+    where j.locked_at is not null and ${inWorkspace(sql, principal.workspaceId)}
+    order by j.locked_at limit 200`,
+});
 
-/** Which failed jobs a list or a bulk action is about. `error` is an error group (the first line of the message). */
+/**
+ * Which failed jobs a list or a bulk action is about. `error` is an error group (the first line of
+ * the message). A form's blank fields are the console's to drop (src/ops), not this filter's.
+ */
 export const failedFilter = z.object({
   task: z.string().trim().max(200).optional().describe('Only jobs of this task.'),
   queue: z.string().trim().max(200).optional().describe('Only jobs of this queue.'),
@@ -75,12 +83,6 @@ export const failedFilter = z.object({
   before: z.iso.date().optional().describe('Only jobs whose last failure was before this day (UTC).'),
 });
 export type FailedFilter = z.infer<typeof failedFilter>;
-
-const blankToUndefined = (raw: unknown) =>
-  Object.fromEntries(Object.entries((raw ?? {}) as Record<string, unknown>).filter(([, v]) => v !== '' && v !== undefined));
-
-/** The filter from a query or a form, blanks dropped. */
-export const parseFailedFilter = (raw: unknown): FailedFilter => parseInput(failedFilter, blankToUndefined(raw));
 
 export const errorGroup = (sql: Db) => sql`left(split_part(coalesce(j.last_error, ''), E'\n', 1), 300)`;
 
@@ -107,29 +109,30 @@ export interface FailedJob {
 }
 
 /** Failed jobs grouped by error message, and the first page of those the filter selects. */
-export async function failedJobs(
-  ctx: Ctx,
-  raw: unknown,
-): Promise<{ groups: { error: string; task: string; count: number }[]; jobs: FailedJob[]; total: number }> {
-  authorize(ctx, 'ops.read');
-  const f = parseFailedFilter(raw);
-  const { sql, principal: p } = ctx;
-  const groups = await sql<{ error: string; task: string; count: number }[]>`
+export const failedJobs = defineOp({
+  name: 'ops.jobs.failed',
+  action: 'ops.read',
+  input: failedFilter,
+  output: null,
+  run: async (ctx, f): Promise<{ groups: { error: string; task: string; count: number }[]; jobs: FailedJob[]; total: number }> => {
+    const { sql, principal: p } = ctx;
+    const groups = await sql<{ error: string; task: string; count: number }[]>`
     select ${errorGroup(sql)} as error, min(j.task_identifier) as task, count(*)::int as count
     from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, {})}
     group by 1 order by 3 desc, 1 limit 50`;
-  const jobs = await sql<FailedJob[]>`
+    const jobs = await sql<FailedJob[]>`
     select j.id::text, j.task_identifier as task, j.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts",
            j.last_error as "lastError", case when j.attempts < j.max_attempts then j.run_at end as "nextRun", j.updated_at as "failedAt"
     from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)}
     order by j.updated_at desc, j.id desc limit 100`;
-  return { groups: [...groups], jobs: [...jobs], total: await countFailed(ctx, f) };
+    return { groups: [...groups], jobs: [...jobs], total: await countWhere(ctx, f) };
+  },
+});
+
+async function countWhere({ sql, principal }: Ctx, f: FailedFilter): Promise<number> {
+  const [r] = await sql<{ n: number }[]>`select count(*)::int as n from ${JOBS(sql)} where ${failedWhere(sql, principal.workspaceId, f)}`;
+  return r!.n;
 }
 
 /** How many failed jobs a filter selects: what a bulk action shows before it runs. */
-export async function countFailed(ctx: Ctx, f: FailedFilter): Promise<number> {
-  authorize(ctx, 'ops.read');
-  const { sql } = ctx;
-  const [r] = await sql<{ n: number }[]>`select count(*)::int as n from ${JOBS(sql)} where ${failedWhere(sql, ctx.principal.workspaceId, f)}`;
-  return r!.n;
-}
+export const countFailed = defineOp({ name: 'ops.jobs.count_failed', action: 'ops.read', input: failedFilter, output: null, run: countWhere });

@@ -1,5 +1,6 @@
-import { authorize } from '../access/authorize.ts';
-import type { Ctx } from '../ctx.ts';
+import { z } from 'zod';
+import { defineOp } from '../operation.ts';
+import type { CronMinute } from './crontab.ts';
 
 export interface TaskStats {
   task: string;
@@ -11,13 +12,17 @@ export interface TaskStats {
 }
 
 /** Per task and window (last hour, day, 7 days): attempts finished, failures, p50/p95 duration; from job_history. */
-export async function taskStats(ctx: Ctx): Promise<{ stats: TaskStats[]; hourly: { task: string; hour: Date; finished: number; failed: number }[] }> {
-  authorize(ctx, 'ops.read');
-  const { sql, principal: p } = ctx;
-  const now = ctx.now();
-  const scope = sql`h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
+export const taskStats = defineOp({
+  name: 'ops.jobs.stats',
+  action: 'ops.read',
+  input: z.object({}),
+  output: null,
+  run: async (ctx): Promise<{ stats: TaskStats[]; hourly: { task: string; hour: Date; finished: number; failed: number }[] }> => {
+    const { sql, principal: p } = ctx;
+    const now = ctx.now();
+    const scope = sql`h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
     and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)`;
-  const stats = await sql<TaskStats[]>`
+    const stats = await sql<TaskStats[]>`
     select h.task, w.name as window, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed,
            percentile_cont(0.5) within group (order by h.duration_ms)::int as "p50Ms",
            percentile_cont(0.95) within group (order by h.duration_ms)::int as "p95Ms"
@@ -26,12 +31,13 @@ export async function taskStats(ctx: Ctx): Promise<{ stats: TaskStats[]; hourly:
       on h.started_at > ${now}::timestamptz - w.span
     where ${scope}
     group by h.task, w.name order by h.task, w.name`;
-  const hourly = await sql<{ task: string; hour: Date; finished: number; failed: number }[]>`
+    const hourly = await sql<{ task: string; hour: Date; finished: number; failed: number }[]>`
     select h.task, date_trunc('hour', h.started_at) as hour, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
     from job_history h where ${scope} and h.started_at > ${now}::timestamptz - interval '1 day'
     group by 1, 2 order by 1, 2`;
-  return { stats: [...stats], hourly: [...hourly] };
-}
+    return { stats: [...stats], hourly: [...hourly] };
+  },
+});
 
 export interface CronEntry {
   task: string;
@@ -39,26 +45,6 @@ export interface CronEntry {
   lastExecution: Date | null;
   lastOutcome: 'running' | 'succeeded' | 'failed' | null;
   nextRun: Date | null;
-}
-
-/** A minute as a crontab line sees it (UTC): minute, hour, day of month, month (1-12), day of week (0 Sunday). */
-export interface CronMinute {
-  min: number;
-  hour: number;
-  date: number;
-  month: number;
-  dow: number;
-}
-
-/**
- * One line of the process's crontab, parsed at the edge (src/ops/crontab.ts, by graphile-worker,
- * whose format it is): the task, the identifier its jobs run under, the schedule as written.
- */
-export interface CrontabItem {
-  task: string;
-  identifier: string;
-  schedule: string;
-  match(minute: CronMinute): boolean;
 }
 
 /** The next minute (UTC) after `from` the crontab line matches, within 40 days. */
@@ -70,24 +56,33 @@ function nextMatch(match: (d: CronMinute) => boolean, from: Date): Date | null {
   return null;
 }
 
-/** The process's crontab with each task's last execution and outcome (its latest attempt) and next run. */
-export async function crontabView(ctx: Ctx, items: readonly CrontabItem[]): Promise<CronEntry[]> {
-  authorize(ctx, 'ops.read');
-  const { sql } = ctx;
-  // The latest attempt of each crontab task, from job_history (task, started_at desc index): the
-  // project's own record, where graphile-worker's known-crontab table is private to it.
-  const known = await sql<{ identifier: string; lastExecution: Date | null; outcome: CronEntry['lastOutcome'] }[]>`
+/**
+ * The process's crontab (`ctx.crontab`, parsed at the edge) with each task's last execution and
+ * outcome (its latest attempt) and next run.
+ */
+export const crontabView = defineOp({
+  name: 'ops.jobs.crontab',
+  action: 'ops.read',
+  input: z.object({}),
+  output: null,
+  run: async (ctx): Promise<CronEntry[]> => {
+    const { sql } = ctx;
+    const items = ctx.crontab ?? [];
+    // The latest attempt of each crontab task, from job_history (task, started_at desc index): the
+    // project's own record, where graphile-worker's known-crontab table is private to it.
+    const known = await sql<{ identifier: string; lastExecution: Date | null; outcome: CronEntry['lastOutcome'] }[]>`
     select t.identifier, h.started_at as "lastExecution", h.outcome
     from unnest(${items.map((i) => i.task)}::text[]) as t(identifier)
     cross join lateral (select h.started_at, h.outcome from job_history h where h.task = t.identifier order by h.started_at desc limit 1) h`;
-  return items.map((item) => {
-    const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
-    return {
-      task: item.task,
-      schedule: item.schedule,
-      lastExecution: k?.lastExecution ?? null,
-      lastOutcome: k?.outcome ?? null,
-      nextRun: nextMatch(item.match, ctx.now()),
-    };
-  });
-}
+    return items.map((item) => {
+      const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
+      return {
+        task: item.task,
+        schedule: item.schedule,
+        lastExecution: k?.lastExecution ?? null,
+        lastOutcome: k?.outcome ?? null,
+        nextRun: nextMatch(item.match, ctx.now()),
+      };
+    });
+  },
+});

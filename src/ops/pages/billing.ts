@@ -1,8 +1,9 @@
 import { listRuns } from '../../core/billing/list.ts';
-import type { RunPreview } from '../../core/billing/start.ts';
+import { startRun, type RunPreview } from '../../core/billing/start.ts';
 import { markDeliverySent, opsResendDelivery, opsStartRun, opsVoidRun, runDocuments, type OpsDocument } from '../../core/ops/billing.ts';
+import { runOp } from '../../core/operation.ts';
 import { listPeriods } from '../../core/periods/manage.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
+import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html, minutes, ms, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
@@ -11,7 +12,7 @@ const page = (r: OpsRequest, title: string, body: Html, live = false) => ({
 });
 
 async function runsPage(r: OpsRequest) {
-  const { items } = await listRuns(r.ctx, { limit: 50 });
+  const { items } = await runOp(listRuns, r.ctx, { limit: 50 });
   const rows = items.map(
     (run) =>
       html`<tr>
@@ -25,7 +26,7 @@ async function runsPage(r: OpsRequest) {
   );
   let form: Html = html``;
   if (r.canAct) {
-    const closed = (await listPeriods(r.ctx)).periods.filter((p) => p.closedAt);
+    const closed = (await runOp(listPeriods, r.ctx, {})).periods.filter((p) => p.closedAt);
     form = closed.length
       ? html`<h2>New run</h2>
           <form method="get" action="/ops/billing/new" class="filters">
@@ -50,8 +51,9 @@ async function runsPage(r: OpsRequest) {
   );
 }
 
+/** "New run", first step: the billing operation's dry run, shown with the button that starts the run. */
 async function previewPage(r: OpsRequest) {
-  const preview = (await opsStartRun(r.ctx, { periodId: r.query.periodId, confirm: 'preview' })) as RunPreview;
+  const preview = (await runOp(startRun, r.ctx, { periodId: r.query.periodId ?? '', dryRun: true })) as RunPreview;
   const rows = preview.clients.map(
     (c) =>
       html`<tr>
@@ -66,11 +68,7 @@ async function previewPage(r: OpsRequest) {
   );
   const confirm = preview.entryCount
     ? html`<form method="post" action="/ops/billing/runs" class="stack">
-        <input type="hidden" name="_csrf" value="${r.csrf}" /> <input type="hidden" name="periodId" value="${preview.periodId}" /><input
-          type="hidden"
-          name="confirm"
-          value="start"
-        />
+        <input type="hidden" name="_csrf" value="${r.csrf}" /> <input type="hidden" name="periodId" value="${preview.periodId}" />
         <button type="submit">Start the run: ${preview.entryCount} entries</button>
       </form>`
     : html`<p class="empty">Nothing to bill in this period.</p>`;
@@ -97,7 +95,7 @@ function deliveryCell(r: OpsRequest, d: OpsDocument['deliveries'][number], back:
 }
 
 async function runPage(r: OpsRequest) {
-  const { run, documents } = await runDocuments(r.ctx, { runId: r.params.id });
+  const { run, documents } = await runOp(runDocuments, r.ctx, { runId: r.params.id ?? '' });
   const back = `/ops/billing/runs/${run.id}`;
   const seen = new Set<string>();
   // a timesheet's deliveries carry all its formats: listed once, on its first document
@@ -172,41 +170,41 @@ async function runPage(r: OpsRequest) {
   );
 }
 
+/** Back to the page the form was on (a console path only), else `fallback`. */
+const back = (r: OpsRequest, fallback: string) => safeNext(r.body._back, fallback);
+
 export const billingPages: OpsRoute[] = [
-  { method: 'GET', path: '/billing', handler: runsPage },
-  { method: 'GET', path: '/billing/new', handler: previewPage },
-  {
+  { method: 'GET', path: '/billing', page: runsPage },
+  { method: 'GET', path: '/billing/new', page: previewPage },
+  defineAction({
     method: 'POST',
     path: '/billing/runs',
-    handler: async (r) => {
-      const run = await opsStartRun(r.ctx, { periodId: r.body.periodId, confirm: 'start' });
-      return { redirect: withMessage(`/ops/billing/runs/${run.dryRun ? '' : run.id}`, 'msg', 'The run was started.') };
-    },
-  },
-  { method: 'GET', path: '/billing/runs/:id', handler: runPage },
-  {
+    op: opsStartRun,
+    sent: (r) => ({ periodId: r.body.periodId ?? '' }),
+    answer: (run) => ({ redirect: withMessage(`/ops/billing/runs/${run.dryRun ? '' : run.id}`, 'msg', 'The run was started.') }),
+  }),
+  { method: 'GET', path: '/billing/runs/:id', page: runPage },
+  defineAction({
     method: 'POST',
     path: '/billing/runs/:id/void',
-    handler: async (r) => {
-      if (r.body.password) await r.reauth(r.body.password);
-      await opsVoidRun(r.ctx, { runId: r.params.id, reason: r.body.reason, confirmation: r.body.confirmation });
-      return { redirect: withMessage(`/ops/billing/runs/${r.params.id}`, 'msg', 'The run was voided.') };
-    },
-  },
-  {
+    op: opsVoidRun,
+    reauth: true,
+    confirm: { field: 'confirmation', word: 'VOID', message: 'Type VOID to confirm.' },
+    sent: (r) => ({ runId: r.params.id ?? '', reason: r.body.reason ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage(`/ops/billing/runs/${r.params.id}`, 'msg', 'The run was voided.') }),
+  }),
+  defineAction({
     method: 'POST',
     path: '/billing/deliveries/resend',
-    handler: async (r) => {
-      await opsResendDelivery(r.ctx, { deliveryId: r.body.deliveryId });
-      return { redirect: withMessage(r.body._back || '/ops/billing', 'msg', 'The delivery is queued to be sent again.') };
-    },
-  },
-  {
+    op: opsResendDelivery,
+    sent: (r) => ({ deliveryId: r.body.deliveryId ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage(back(r, '/ops/billing'), 'msg', 'The delivery is queued to be sent again.') }),
+  }),
+  defineAction({
     method: 'POST',
     path: '/billing/deliveries/mark-sent',
-    handler: async (r) => {
-      await markDeliverySent(r.ctx, { deliveryId: r.body.deliveryId });
-      return { redirect: withMessage(r.body._back || '/ops/billing', 'msg', 'The delivery was marked as sent.') };
-    },
-  },
+    op: markDeliverySent,
+    sent: (r) => ({ deliveryId: r.body.deliveryId ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage(back(r, '/ops/billing'), 'msg', 'The delivery was marked as sent.') }),
+  }),
 ];

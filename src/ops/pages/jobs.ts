@@ -1,9 +1,9 @@
-import { actOnFailed, actOnJob, forceUnlock, runCronNow } from '../../core/ops/job-actions.ts';
+import { actOnFailed, cancelJob, forceUnlock, retryJob, runCronNow } from '../../core/ops/job-actions.ts';
 import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/ops/job-search.ts';
-import { countFailed, failedJobs, parseFailedFilter, queueCounts, runningJobs } from '../../core/ops/jobs.ts';
+import { countFailed, failedJobs, queueCounts, runningJobs, type FailedFilter } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
-import { crontabItems } from '../crontab.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
+import { runOp } from '../../core/operation.ts';
+import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { age, html, ms, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 import { hourlyChart } from './chart.ts';
@@ -12,19 +12,22 @@ const page = (r: OpsRequest, title: string, body: Html, live = false) => ({
   page: layout({ title, principal: r.principal, csrf: r.csrf, section: 'jobs', live, notice: r.query.msg, error: r.query.err }, body),
 });
 const FILTER_KEYS = ['task', 'queue', 'error', 'before'] as const;
+/** The failed-jobs filter a query or form names: its blank fields are no filter. */
+const filterOf = (fields: Record<string, string | undefined>): FailedFilter =>
+  Object.fromEntries(FILTER_KEYS.flatMap((k) => (fields[k] !== undefined && fields[k] !== '' ? [[k, fields[k]]] : [])));
 const filterQuery = (f: Record<string, string | undefined>) =>
   new URLSearchParams(Object.entries(f).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')).toString();
 
 async function jobsPage(r: OpsRequest) {
-  const f = parseFailedFilter(Object.fromEntries(FILTER_KEYS.map((k) => [k, r.query[k]])));
   const now = r.ctx.now();
   const [counts, running, failed, { stats, hourly }, cron] = await Promise.all([
-    queueCounts(r.ctx),
-    runningJobs(r.ctx),
-    failedJobs(r.ctx, f),
-    taskStats(r.ctx),
-    crontabView(r.ctx, crontabItems(r.options.crontab)),
+    runOp(queueCounts, r.ctx, {}),
+    runOp(runningJobs, r.ctx, {}),
+    runOp(failedJobs, r.ctx, filterOf(r.query)),
+    runOp(taskStats, r.ctx, {}),
+    runOp(crontabView, r.ctx, {}),
   ]);
+  const f = filterOf(r.query);
   const countRows = counts.map(
     (c) =>
       html`<tr>
@@ -137,8 +140,8 @@ async function jobsPage(r: OpsRequest) {
 
 async function bulkPage(r: OpsRequest) {
   const action = r.query.action === 'cancel' ? 'cancel' : 'retry';
-  const f = parseFailedFilter(Object.fromEntries(FILTER_KEYS.map((k) => [k, r.query[k]])));
-  const n = await countFailed(r.ctx, f);
+  const f = filterOf(r.query);
+  const n = await runOp(countFailed, r.ctx, f);
   const describe = Object.entries(f).map(([k, v]) => html`<li>${k}: ${String(v)}</li>`);
   return page(
     r,
@@ -180,7 +183,7 @@ const ATTEMPT_HEAD = ['Job', 'Task', 'Key', 'Attempt', 'Outcome', 'Error', 'Star
 
 async function searchPage(r: OpsRequest) {
   const q = r.query.q ?? '';
-  const found = q.trim() ? await searchJobs(r.ctx, { q }) : { live: [], history: [] };
+  const found = q.trim() ? await runOp(searchJobs, r.ctx, { q }) : { live: [], history: [] };
   return page(
     r,
     `Jobs matching “${q}”`,
@@ -195,7 +198,7 @@ async function searchPage(r: OpsRequest) {
 }
 
 async function jobPage(r: OpsRequest) {
-  const { job, attempts } = await jobDetail(r.ctx, { jobId: r.params.id });
+  const { job, attempts } = await runOp(jobDetail, r.ctx, { jobId: r.params.id ?? '' });
   const facts = job
     ? html`<dl class="facts">
           <dt>Task</dt>
@@ -231,42 +234,43 @@ async function jobPage(r: OpsRequest) {
   );
 }
 
+const jobAction = (action: 'retry' | 'cancel') =>
+  defineAction({
+    method: 'POST',
+    path: `/jobs/${action}`,
+    op: action === 'retry' ? retryJob : cancelJob,
+    sent: (r) => ({ jobId: r.body.jobId ?? '' }),
+    answer: (_, r) => ({
+      redirect: withMessage(safeNext(r.body._back, '/ops/jobs'), 'msg', `Job ${r.body.jobId}: ${action === 'retry' ? 'retry queued' : 'cancelled'}.`),
+    }),
+  });
+
 export const jobPages: OpsRoute[] = [
-  { method: 'GET', path: '/jobs', handler: jobsPage },
-  { method: 'GET', path: '/jobs/search', handler: searchPage },
-  { method: 'GET', path: '/jobs/bulk', handler: bulkPage },
-  {
+  { method: 'GET', path: '/jobs', page: jobsPage },
+  { method: 'GET', path: '/jobs/search', page: searchPage },
+  { method: 'GET', path: '/jobs/bulk', page: bulkPage },
+  defineAction({
     method: 'POST',
     path: '/jobs/bulk',
-    handler: async (r) => {
-      const action = r.body.action === 'cancel' ? 'cancel' : 'retry';
-      const n = await actOnFailed(r.ctx, action, Object.fromEntries(FILTER_KEYS.map((k) => [k, r.body[k]])));
-      return { redirect: withMessage('/ops/jobs', 'msg', `${action === 'retry' ? 'Retried' : 'Cancelled'} ${n} job(s).`) };
-    },
-  },
-  ...(['retry', 'cancel'] as const).map((action) => ({
-    method: 'POST' as const,
-    path: `/jobs/${action}`,
-    handler: async (r: OpsRequest) => {
-      await actOnJob(r.ctx, action, { jobId: r.body.jobId });
-      return { redirect: withMessage(r.body._back || '/ops/jobs', 'msg', `Job ${r.body.jobId}: ${action === 'retry' ? 'retry queued' : 'cancelled'}.`) };
-    },
-  })),
-  {
+    op: actOnFailed,
+    sent: (r) => ({ ...filterOf(r.body), action: r.body.action === 'cancel' ? ('cancel' as const) : ('retry' as const) }),
+    answer: (n, r) => ({ redirect: withMessage('/ops/jobs', 'msg', `${r.body.action === 'cancel' ? 'Cancelled' : 'Retried'} ${n} job(s).`) }),
+  }),
+  jobAction('retry'),
+  jobAction('cancel'),
+  defineAction({
     method: 'POST',
     path: '/jobs/unlock',
-    handler: async (r) => {
-      await forceUnlock(r.ctx, { workerId: r.body.workerId });
-      return { redirect: withMessage('/ops/jobs', 'msg', 'The worker’s jobs were unlocked.') };
-    },
-  },
-  {
+    op: forceUnlock,
+    sent: (r) => ({ workerId: r.body.workerId ?? '' }),
+    answer: () => ({ redirect: withMessage('/ops/jobs', 'msg', 'The worker’s jobs were unlocked.') }),
+  }),
+  defineAction({
     method: 'POST',
     path: '/jobs/cron/run',
-    handler: async (r) => {
-      await runCronNow(r.ctx, { task: r.body.task });
-      return { redirect: withMessage('/ops/jobs', 'msg', `${r.body.task} queued.`) };
-    },
-  },
-  { method: 'GET', path: '/jobs/:id', handler: jobPage },
+    op: runCronNow,
+    sent: (r) => ({ task: r.body.task ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage('/ops/jobs', 'msg', `${r.body.task} queued.`) }),
+  }),
+  { method: 'GET', path: '/jobs/:id', page: jobPage },
 ];

@@ -1,11 +1,12 @@
 import { listOperators, setBillingOperator } from '../../core/ops/operators.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
+import { runOp } from '../../core/operation.ts';
+import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
 /** Who uses the console: owners and admins act; a member an admin made a billing operator reads it. */
 async function operatorsPage(r: OpsRequest) {
-  const people = await listOperators(r.ctx);
+  const people = await runOp(listOperators, r.ctx, {});
   const rows = people.map((m) => {
     const admin = m.role === 'owner' || m.role === 'admin';
     const access = admin ? 'acts (owner or admin)' : m.billingOperator ? 'reads (billing operator)' : 'none';
@@ -34,14 +35,18 @@ async function operatorsPage(r: OpsRequest) {
 }
 
 export const operatorPages: OpsRoute[] = [
-  { method: 'GET', path: '/operators', handler: operatorsPage },
-  {
+  { method: 'GET', path: '/operators', page: operatorsPage },
+  defineAction({
     method: 'POST',
     path: '/operators',
-    handler: async (r) => {
-      const m = await setBillingOperator(r.ctx, { identityId: r.body.identityId, billingOperator: r.body.billingOperator === 'true' });
-      const said = m.billingOperator ? `${m.name} is now a billing operator (read-only).` : `${m.name} is no longer a billing operator.`;
-      return { redirect: withMessage('/ops/operators', 'msg', said) };
-    },
-  },
+    op: setBillingOperator,
+    sent: (r) => ({ identityId: r.body.identityId ?? '', billingOperator: r.body.billingOperator === 'true' }),
+    answer: (m) => ({
+      redirect: withMessage(
+        '/ops/operators',
+        'msg',
+        m.billingOperator ? `${m.name} is now a billing operator (read-only).` : `${m.name} is no longer a billing operator.`,
+      ),
+    }),
+  }),
 ];

@@ -1,10 +1,11 @@
 import { listIntakeMessages, listIntakeInput } from '../../core/mail/intake/log.ts';
-import { requestPoll } from '../../core/mail/intake/schedule.ts';
 import { getMailbox } from '../../core/mail/intake/settings.ts';
-import { audited, listAudit } from '../../core/ops/audit.ts';
+import { listAudit } from '../../core/ops/audit-log.ts';
+import { opsPollMailbox } from '../../core/ops/mail.ts';
 import { listOutbox } from '../../core/ops/outbox.ts';
+import { runOp } from '../../core/operation.ts';
 import { toAppError } from '../../core/failures.ts';
-import { withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
+import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
@@ -13,7 +14,7 @@ const page = (r: OpsRequest, section: string, title: string, body: Html, live = 
 });
 
 async function auditPage(r: OpsRequest) {
-  const records = await listAudit(r.ctx, {});
+  const records = await runOp(listAudit, r.ctx, {});
   const rows = records.map(
     (a) =>
       html`<tr>
@@ -37,7 +38,7 @@ async function auditPage(r: OpsRequest) {
 
 async function outboxPage(r: OpsRequest) {
   if (!r.canAct) return page(r, 'outbox', 'Outbox', html`<p class="empty">Only an owner or admin reads the outbox.</p>`);
-  const messages = await listOutbox(r.ctx, r.options.outboxDir);
+  const messages = await runOp(listOutbox, r.ctx, {});
   if (messages === null) return page(r, 'outbox', 'Outbox', html`<p class="empty">Mail goes to a real SMTP server (SMTP_URL): there is no local outbox.</p>`);
   const rows = messages.map(
     (m) =>
@@ -68,13 +69,13 @@ async function outboxPage(r: OpsRequest) {
 }
 
 async function mailPage(r: OpsRequest) {
-  const mailbox = await getMailbox(r.ctx).catch((err: unknown) => {
+  const mailbox = await runOp(getMailbox, r.ctx, {}).catch((err: unknown) => {
     if (toAppError(err)?.status === 404) return null;
     throw err;
   });
   if (!mailbox) return page(r, 'mail', 'Mailbox', html`<p class="empty">This workspace has no mailbox connected.</p>`);
   const status = listIntakeInput.shape.status.safeParse(r.query.status || undefined).data;
-  const log = await listIntakeMessages(r.ctx, { status, limit: 100 });
+  const log = await runOp(listIntakeMessages, r.ctx, { status, limit: 100 });
   const rows = log.items.map(
     (m) =>
       html`<tr>
@@ -126,15 +127,14 @@ async function mailPage(r: OpsRequest) {
 }
 
 export const otherPages: OpsRoute[] = [
-  { method: 'GET', path: '/audit', handler: auditPage },
-  { method: 'GET', path: '/outbox', handler: outboxPage },
-  { method: 'GET', path: '/mail', handler: mailPage },
-  {
+  { method: 'GET', path: '/audit', page: auditPage },
+  { method: 'GET', path: '/outbox', page: outboxPage },
+  { method: 'GET', path: '/mail', page: mailPage },
+  defineAction({
     method: 'POST',
     path: '/mail/poll',
-    handler: async (r) => {
-      await audited(r.ctx, 'mailbox.poll', 'mailbox', () => requestPoll(r.ctx));
-      return { redirect: withMessage('/ops/mail', 'msg', 'A poll is queued.') };
-    },
-  },
+    op: opsPollMailbox,
+    sent: () => ({}),
+    answer: () => ({ redirect: withMessage('/ops/mail', 'msg', 'A poll is queued.') }),
+  }),
 ];

@@ -1,0 +1,257 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
+import { issueToken } from '../core/auth/tokens.ts';
+import { operatorPrincipal } from '../core/auth/operator.ts';
+import { startRun } from '../core/billing/start.ts';
+import { voidRun } from '../core/billing/void.ts';
+import { resendDelivery } from '../core/documents/resend.ts';
+import { makeCtx, type Ctx } from '../core/ctx.ts';
+import { ensureDemo } from '../core/demo/seed.ts';
+import { requestPoll } from '../core/mail/intake/schedule.ts';
+import { setMailbox } from '../core/mail/intake/settings.ts';
+import type { MailboxMachinery } from '../core/mail/machinery.ts';
+import { embeddedKeyFile, loadSecretBox } from '../core/mail/secret-box.ts';
+import { outboundGuardFromConfig } from '../core/net/outbound.ts';
+import { runOp, type AnyOperation, type OperationInput, type OperationResult } from '../core/operation.ts';
+import { changeRole } from '../core/people/role.ts';
+import { addPerson } from '../core/people/users.ts';
+import { createWorkspace } from '../core/workspaces/create.ts';
+import type { Database } from '../db/open.ts';
+
+/**
+ * The commands of `wt`, as a table. A command that performs a service operation names it and
+ * builds its typed input; the one runner (`runCommand`) calls `runOp` with the CLI's principal
+ * (`operatorPrincipal`: the workspace's first owner, or `--as`; door `cli`), so authorization,
+ * parsing and audit are the operation's, as through every other door. The rest are marked:
+ * `process` commands run a process or touch the database's shape, not the service (migrate, MCP
+ * on stdio, the embedded settings); `setup` commands write as the machine's operator before
+ * anyone can sign in (a workspace, its people, their tokens, the demo), with no principal to
+ * authorize, like a seed.
+ */
+
+export class UsageError extends Error {}
+
+/** What the command line gave: parseArgs' values. */
+export type CliValues = Record<string, string | boolean | undefined>;
+
+/** What a command runs with, built by the composition root (src/cli/main.ts). */
+export interface CliEnv {
+  db: Database;
+  config: Config;
+  values: CliValues;
+  /** The process's environment (WT_MAILBOX_PASSWORD, the MCP token): read by the root, handed in. */
+  env: NodeJS.ProcessEnv;
+  /** MCP on stdio (src/mcp), wired by the root: the CLI imports no other adapter. */
+  serveStdio: (options: { toolsets?: string; readonly?: boolean }) => Promise<void>;
+  print: (line: string) => void;
+}
+
+export interface OperationCommand<O extends AnyOperation = AnyOperation> {
+  kind: 'operation';
+  op: O;
+  /** The operation's input from the command line (names resolved to ids with the caller's context). */
+  input: (e: CliEnv, ctx: Ctx) => Promise<OperationInput<O>> | OperationInput<O>;
+  /** What the command prints; JSON of the result by default. */
+  print?: (result: OperationResult<O>) => string;
+  /** What the operation reads of the process beyond the database (the mailbox's sealing key and outbound guard). */
+  machinery?: (e: CliEnv) => { mailbox?: MailboxMachinery };
+}
+
+/** A command that runs no service operation: why is said in the table's comment. */
+export interface PlainCommand {
+  kind: 'process' | 'setup';
+  run: (e: CliEnv) => Promise<void>;
+}
+
+export type Command = OperationCommand | PlainCommand;
+
+const command = <O extends AnyOperation>(c: Omit<OperationCommand<O>, 'kind'>): OperationCommand<O> => ({ kind: 'operation', ...c });
+
+export function need(values: CliValues, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+const opt = (values: CliValues, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+const flag = (values: CliValues, name: string): boolean | undefined => (typeof values[name] === 'boolean' ? (values[name] as boolean) : undefined);
+
+async function workspaceId(db: Database, slug: string): Promise<string> {
+  const [w] = await db.sql<{ id: string }[]>`select id from workspaces where slug = ${slug}`;
+  if (!w) throw new UsageError(`no workspace "${slug}"`);
+  return w.id;
+}
+
+async function identityId(db: Database, email: string): Promise<string> {
+  const [i] = await db.sql<{ id: string }[]>`select id from identities where lower(email) = lower(${email})`;
+  if (!i) throw new UsageError(`no person with email ${email}`);
+  return i.id;
+}
+
+async function clientOfCode(db: Database, workspace: string, code: string): Promise<string> {
+  const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${workspace} and code = ${code}`;
+  if (!c) throw new UsageError(`no client with code ${code}`);
+  return c.id;
+}
+
+/** The CLI's caller in `--workspace`: its first owner, or `--as EMAIL` (door `cli`). */
+const cliCtx = async ({ db, values }: CliEnv, extra: Partial<Ctx> = {}): Promise<Ctx> => ({
+  ...makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, need(values, 'workspace'), opt(values, 'as'))),
+  ...extra,
+});
+
+const pretty = (r: unknown) => JSON.stringify(r, null, 2);
+
+export const COMMANDS: Record<string, Command> = {
+  // process: the database's shape, not the service
+  migrate: { kind: 'process', run: async ({ print }) => print('migrations applied') },
+  // process: MCP on stdio, each tool call its operation through runOp (src/mcp)
+  mcp: { kind: 'process', run: ({ values, serveStdio }) => serveStdio({ toolsets: opt(values, 'toolsets'), readonly: flag(values, 'readonly') }) },
+  // process: what a move from the embedded default to DATABASE_URL must carry: the data (dump it from
+  // this URL while the embedded server runs) and the key the mailbox passwords are sealed with
+  'embedded-env': {
+    kind: 'process',
+    run: async ({ db, config, print }) => {
+      loadSecretBox(config); // makes the key file if this data folder has none yet
+      const key = config.WT_SECRET_KEY ?? readFileSync(embeddedKeyFile(config.DATA_DIR), 'utf8').trim();
+      print(`DATABASE_URL=${db.url}\nWT_SECRET_KEY=${key}`);
+    },
+  },
+  // setup: the demo workspace, seeded as the machine's operator
+  demo: {
+    kind: 'setup',
+    run: async ({ db, values, print }) => {
+      const demo = await ensureDemo(db.sql);
+      print(values.json ? JSON.stringify(demo) : pretty(demo));
+    },
+  },
+  // setup: a workspace has no one to authorize before it exists
+  'workspace create': {
+    kind: 'setup',
+    run: async ({ db, values, print }) => {
+      const id = await createWorkspace(db.sql, { slug: need(values, 'slug'), name: need(values, 'name') });
+      print(JSON.stringify({ id, slug: values.slug }));
+    },
+  },
+  // setup: its people (the first owner included); re-adding a member with another role is a role
+  // change, which the audited operation makes, through runOp as the CLI's principal
+  'user create': {
+    kind: 'setup',
+    run: async (e) => {
+      const { db, values, print } = e;
+      const ws = await workspaceId(db, need(values, 'workspace'));
+      const role = need(values, 'role') as Role;
+      const client = opt(values, 'client');
+      const clientId = client ? await clientOfCode(db, ws, client) : null;
+      const [member] = await db.sql<{ identityId: string; role: Role; clientId: string | null }[]>`
+        select m.identity_id as "identityId", m.role, m.client_id as "clientId"
+        from memberships m join identities i on i.id = m.identity_id where m.workspace_id = ${ws} and lower(i.email) = lower(${need(values, 'email')})`;
+      if (member && (member.role !== role || member.clientId !== clientId)) {
+        await runOp(changeRole, await cliCtx(e), { identityId: member.identityId, role, clientId });
+      }
+      const id = await addPerson(db.sql, {
+        workspaceId: ws,
+        email: need(values, 'email'),
+        name: need(values, 'name'),
+        role,
+        password: opt(values, 'password') ?? null,
+        clientId,
+      });
+      print(JSON.stringify({ id, email: values.email, role }));
+    },
+  },
+  'user role': command({
+    op: changeRole,
+    input: async ({ db, values }, ctx) => {
+      const client = opt(values, 'client');
+      const clientId = client ? await clientOfCode(db, ctx.principal.workspaceId, client) : null;
+      return { identityId: await identityId(db, need(values, 'email')), role: need(values, 'role') as Role, clientId };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
+  // setup: tokens for people of a workspace, issued by the machine's operator (REST's token routes are the operation)
+  'token create': {
+    kind: 'setup',
+    run: async ({ db, values, print }) => {
+      const ws = await workspaceId(db, need(values, 'workspace'));
+      const creator = await identityId(db, need(values, 'email'));
+      const agent = opt(values, 'agent');
+      const actsAs = agent ? await identityId(db, agent) : creator;
+      const scopes = (opt(values, 'scopes') ?? 'read,write,triage').split(',').map((s) => s.trim()) as Scope[];
+      if (scopes.some((s) => !allScopes.includes(s))) throw new UsageError(`scopes are ${allScopes.join(', ')}`);
+      let projectIds: string[] | null = null;
+      const projects = opt(values, 'projects');
+      if (projects) {
+        const keys = projects.split(',').map((k) => k.trim().toUpperCase());
+        const rows = await db.sql<{ id: string }[]>`select id from projects where workspace_id = ${ws} and key = any(${keys}::text[])`;
+        if (rows.length !== keys.length) throw new UsageError('an unknown project key in --projects');
+        projectIds = rows.map((r) => r.id);
+      }
+      const expires = opt(values, 'expires');
+      const t = await issueToken(db.sql, {
+        workspaceId: ws,
+        createdBy: creator,
+        actsAs,
+        kind: agent ? 'agent' : 'delegated',
+        name: need(values, 'name'),
+        scopes,
+        projectIds,
+        expiresAt: expires ? new Date(expires) : null,
+      });
+      print(JSON.stringify(t));
+    },
+  },
+  'billing run': command({
+    op: startRun,
+    input: async ({ db, values }, ctx) => {
+      const month = need(values, 'period');
+      if (!/^\d{4}-\d{2}$/.test(month)) throw new UsageError('--period is a month, YYYY-MM');
+      const [period] = await db.sql<{ id: string }[]>`
+        select id from periods where workspace_id = ${ctx.principal.workspaceId} and to_char(period_start, 'YYYY-MM') = ${month}`;
+      if (!period) throw new UsageError(`no period starting in ${month}`);
+      return { periodId: period.id, dryRun: flag(values, 'dry-run') ?? false };
+    },
+    print: pretty,
+  }),
+  'billing void': command({
+    op: voidRun,
+    input: ({ values }) => ({ id: need(values, 'run'), reason: need(values, 'reason') }),
+    print: pretty,
+  }),
+  'delivery resend': command({
+    op: resendDelivery,
+    input: ({ values }) => ({ id: need(values, 'document'), deliveryId: need(values, 'delivery') }),
+    print: (r) => JSON.stringify(r),
+  }),
+  'mailbox set': command({
+    op: setMailbox,
+    machinery: ({ config }) => ({ mailbox: { secrets: loadSecretBox(config), outbound: outboundGuardFromConfig(config) } }),
+    input: ({ values, env }) => {
+      if (values.password !== undefined) throw new UsageError('give the mailbox password on stdin (--password-stdin) or in WT_MAILBOX_PASSWORD');
+      const password = values['password-stdin'] ? readFileSync(0, 'utf8').split(/\r?\n/)[0] : env.WT_MAILBOX_PASSWORD || undefined;
+      return {
+        host: need(values, 'host'),
+        port: Number(need(values, 'port')),
+        secure: flag(values, 'secure') ?? false,
+        user: need(values, 'user'),
+        password,
+        folder: opt(values, 'folder'),
+        // as typed: the operation's schema decides what it is (400 for anything but seen or move)
+        afterImport: opt(values, 'after-import') as OperationInput<typeof setMailbox>['afterImport'],
+        moveTo: opt(values, 'move-to'),
+        trustedAuthservId: opt(values, 'trusted-authserv-id'),
+        enabled: !values.disabled,
+      };
+    },
+    print: pretty,
+  }),
+  'mailbox poll': command({ op: requestPoll, input: () => ({}), print: (r) => JSON.stringify(r) }),
+};
+
+/** Runs one command: a process or setup command itself, an operation command through `runOp` as the CLI's principal. */
+export async function runCommand(c: Command, e: CliEnv): Promise<void> {
+  if (c.kind !== 'operation') return c.run(e);
+  const ctx = await cliCtx(e, c.machinery?.(e));
+  const result: unknown = await runOp(c.op, ctx, await c.input(e, ctx));
+  e.print(c.print ? c.print(result) : pretty(result));
+}
