@@ -17,11 +17,8 @@ import type { Services } from '../core/services.ts';
 import { crontabItems } from './crontab.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
-import { billingPages } from './pages/billing.ts';
-import { jobPages } from './pages/jobs.ts';
+import { consoleRoutes } from './pages/index.ts';
 import { loginPage } from './pages/login.ts';
-import { operatorPages } from './pages/operators.ts';
-import { otherPages } from './pages/other.ts';
 import { safeNext, withMessage, type Answer, type ConsoleAction, type ConsoleOptions, type Handler, type OpsRequest, type OpsRoute } from './route.ts';
 
 /** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
@@ -196,7 +193,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: new Date(0), path: '/' });
     send(ctx, { redirect: '/ops/login' });
   });
-  for (const route of [...jobPages, ...billingPages, ...otherPages, ...operatorPages]) {
+  for (const route of consoleRoutes) {
     if (route.method === 'GET') router.get(route.path, guarded(handlerOf(route)));
     else router.post(route.path, body, guarded(handlerOf(route)));
   }
