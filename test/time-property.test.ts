@@ -160,19 +160,19 @@ async function apply(sql: Db, w: World, o: Op, rows: Row[]): Promise<void> {
     }
     case 'correct': {
       const id = pick(o.pick);
-      if (id) await correctTime(ctxFor(sql, w, o.actor), { id, minutes: o.minutes });
+      if (id) await runOp(correctTime, ctxFor(sql, w, o.actor), { id, minutes: o.minutes });
       return;
     }
     case 'delete': {
       const id = pick(o.pick);
-      if (id) await deleteTime(ctxFor(sql, w, o.actor), { id });
+      if (id) await runOp(deleteTime, ctxFor(sql, w, o.actor), { id });
       return;
     }
     case 'close':
-      await closePeriod(ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
+      await runOp(closePeriod, ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
       return;
     case 'reopen':
-      await reopenPeriod(ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
+      await runOp(reopenPeriod, ctxFor(sql, w, 'admin-session'), { id: w.periods[o.period]! });
       return;
     case 'bill': {
       // a billing run allocates entries of closed periods only

@@ -1,22 +1,15 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 import { conflict, notFound } from '../errors.ts';
 import { dateSchema } from '../input.ts';
 import { staffMember } from '../time/common.ts';
 import { addDays, localDate, monthEnd, monthStart } from '../time/dates.ts';
 import { lockPeriodCreation, periodBounds } from './resolve.ts';
+import { periodListSchema, periodSchema, type Period } from './schema.ts';
 
-/** The contract's Period. */
-export interface Period {
-  id: string;
-  periodStart: string;
-  periodEnd: string;
-  closedAt: string | null;
-  closedBy: string | null;
-}
+export type { Period } from './schema.ts';
 
 export const openPeriodInput = z.object({
   periodStart: dateSchema
@@ -35,21 +28,29 @@ export const periodColumns = (sql: Db) => sql`
   to_char(closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt", closed_by as "closedBy"`;
 
 /** GET /periods: every period of the workspace, oldest first. */
-export async function listPeriods(ctx: Ctx): Promise<{ periods: Period[] }> {
-  authorize(ctx, 'periods.list');
-  const periods = await ctx.sql<Period[]>`
-    select ${periodColumns(ctx.sql)} from periods where workspace_id = ${ctx.principal.workspaceId} order by period_start`;
-  return { periods: [...periods] };
-}
+export const listPeriods = defineOp({
+  name: 'periods.list',
+  action: 'periods.list',
+  input: z.object({}),
+  output: periodListSchema,
+  run: async (ctx): Promise<{ periods: Period[] }> => {
+    const periods = await ctx.sql<Period[]>`
+      select ${periodColumns(ctx.sql)} from periods where workspace_id = ${ctx.principal.workspaceId} order by period_start`;
+    return { periods: [...periods] };
+  },
+});
 
 /**
  * POST /periods: opens the next contiguous period (the calendar month after the last one).
  * The very first period starts at `periodStart`, by default the first of the caller's current month.
  */
-export async function openPeriod(ctx: Ctx, input: unknown): Promise<Period> {
-  authorize(ctx, 'periods.open');
-  const body = parseInput(openPeriodInput, input);
-  return tx(ctx, async (ctx) => {
+export const openPeriod = defineOp({
+  name: 'periods.open',
+  action: 'periods.open',
+  input: openPeriodInput,
+  output: periodSchema,
+  tx: true,
+  run: async (ctx, body): Promise<Period> => {
     const { sql, principal: p } = ctx;
     await lockPeriodCreation(sql, p.workspaceId);
     const bounds = await periodBounds(sql, p.workspaceId);
@@ -67,8 +68,8 @@ export async function openPeriod(ctx: Ctx, input: unknown): Promise<Period> {
       insert into periods (workspace_id, period_start, period_end) values (${p.workspaceId}, ${start}::date, ${monthEnd(start)}::date)
       returning ${periodColumns(sql)}`;
     return row!;
-  });
-}
+  },
+});
 
 async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ closed: boolean }> {
   const [row] = await sql<{ closed: boolean }[]>`
@@ -78,29 +79,35 @@ async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ c
 }
 
 /** POST /periods/{id}/close: freezes the work facts of every entry in the period. Closing a closed period changes nothing. */
-export async function closePeriod(ctx: Ctx, raw: unknown): Promise<Period> {
-  authorize(ctx, 'periods.close');
-  const { id } = parseInput(periodByIdInput, raw);
-  return tx(ctx, async (ctx) => {
+export const closePeriod = defineOp({
+  name: 'periods.close',
+  action: 'periods.close',
+  input: periodByIdInput,
+  output: periodSchema,
+  tx: true,
+  run: async (ctx, { id }): Promise<Period> => {
     const { sql, principal: p } = ctx;
     const { closed } = await lockPeriod(sql, p.workspaceId, id);
     const [row] = closed
       ? await sql<Period[]>`select ${periodColumns(sql)} from periods where id = ${id}`
       : await sql<Period[]>`update periods set closed_at = ${ctx.now()}, closed_by = ${p.identityId} where id = ${id} returning ${periodColumns(sql)}`;
     return row!;
-  });
-}
+  },
+});
 
 /** POST /periods/{id}/reopen: refused once a billing run allocated any entry of the period. */
-export async function reopenPeriod(ctx: Ctx, raw: unknown): Promise<Period> {
-  authorize(ctx, 'periods.reopen');
-  const { id } = parseInput(periodByIdInput, raw);
-  return tx(ctx, async (ctx) => {
+export const reopenPeriod = defineOp({
+  name: 'periods.reopen',
+  action: 'periods.reopen',
+  input: periodByIdInput,
+  output: periodSchema,
+  tx: true,
+  run: async (ctx, { id }): Promise<Period> => {
     const { sql, principal: p } = ctx;
     await lockPeriod(sql, p.workspaceId, id);
     const [billed] = await sql`select 1 from time_entries where period_id = ${id} and billed limit 1`;
     if (billed) throw conflict('period_billed', undefined, 'Entries of this period are billed; void the billing run first.');
     const [row] = await sql<Period[]>`update periods set closed_at = null, closed_by = null where id = ${id} returning ${periodColumns(sql)}`;
     return row!;
-  });
-}
+  },
+});

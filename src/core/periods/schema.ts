@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { Period } from './manage.ts';
+
+/** The contract's Period. */
+export interface Period {
+  id: string;
+  periodStart: string;
+  periodEnd: string;
+  closedAt: string | null;
+  closedBy: string | null;
+}
 
 /** Response schema of the contract's Period. */
 export const periodSchema = describing<Period>()(

@@ -1,9 +1,20 @@
 import { z } from 'zod';
 import { describing, uuidOut } from '../response-schema.ts';
-import type { Category } from './categories.ts';
-import type { MemberSettings } from './member-settings.ts';
 
-/** Response schemas of consultant categories and a member's time settings. */
+/** Consultant categories and a member's time settings, and their response schemas. */
+
+/** A consultant category: the role a person bills as (e.g. "Senior developer"). */
+export interface Category {
+  id: string;
+  name: string;
+}
+
+export interface MemberSettings {
+  identityId: string;
+  timezone: string;
+  weeklyTargetMinutes: number | null;
+  categoryId: string | null;
+}
 
 export const categorySchema = describing<Category>()(z.object({ id: uuidOut, name: z.string() }).meta({ id: 'Category' }));
 

@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
 import type { Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
+import { defineOp } from '../operation.ts';
 import { unknownPerson } from '../resolve/people.ts';
+import { categoryListSchema, categorySchema, projectCategorySchema, type Category } from './categories-schema.ts';
 
-/** A consultant category: the role a person bills as (e.g. "Senior developer"). */
-export interface Category {
-  id: string;
-  name: string;
-}
+export type { Category } from './categories-schema.ts';
 
 export const createCategoryInput = z.object({
   name: z.string().trim().min(1).max(100).describe('Name of the consultant category, unique in the workspace (case-insensitive), 1-100 characters'),
@@ -25,24 +22,32 @@ const projectCategoryInput = withReasons(projectCategoryFields.extend({ projectI
 });
 
 /** GET /categories: the workspace's consultant categories, by name. */
-export async function listCategories(ctx: Ctx): Promise<{ categories: Category[] }> {
-  authorize(ctx, 'categories.list');
-  const rows = await ctx.sql<Category[]>`
-    select id, name from consultant_categories where workspace_id = ${ctx.principal.workspaceId} order by lower(name), id`;
-  return { categories: [...rows] };
-}
+export const listCategories = defineOp({
+  name: 'categories.list',
+  action: 'categories.list',
+  input: z.object({}),
+  output: categoryListSchema,
+  run: async (ctx): Promise<{ categories: Category[] }> => {
+    const rows = await ctx.sql<Category[]>`
+      select id, name from consultant_categories where workspace_id = ${ctx.principal.workspaceId} order by lower(name), id`;
+    return { categories: [...rows] };
+  },
+});
 
 /** POST /categories (Owner or Admin, browser session). A name already taken is 409 `category_exists`. */
-export async function createCategory(ctx: Ctx, input: unknown): Promise<Category> {
-  const p = ctx.principal;
-  authorize(ctx, 'categories.create');
-  const body = parseInput(createCategoryInput, input);
-  const [row] = await ctx.sql<Category[]>`
-    insert into consultant_categories (workspace_id, name) values (${p.workspaceId}, ${body.name})
-    on conflict do nothing returning id, name`;
-  if (!row) throw conflict('category_exists', { name: body.name }, 'A category with this name exists.');
-  return row;
-}
+export const createCategory = defineOp({
+  name: 'categories.create',
+  action: 'categories.create',
+  input: createCategoryInput,
+  output: categorySchema,
+  run: async (ctx, body): Promise<Category> => {
+    const [row] = await ctx.sql<Category[]>`
+      insert into consultant_categories (workspace_id, name) values (${ctx.principal.workspaceId}, ${body.name})
+      on conflict do nothing returning id, name`;
+    if (!row) throw conflict('category_exists', { name: body.name }, 'A category with this name exists.');
+    return row;
+  },
+});
 
 /** 404 `unknown_category` unless the id names a category of the workspace. */
 export async function assertCategory(ctx: Ctx, categoryId: string): Promise<void> {
@@ -54,16 +59,19 @@ export async function assertCategory(ctx: Ctx, categoryId: string): Promise<void
  * PUT /projects/{projectId}/members/{identityId}/category (Owner or Admin, browser session):
  * the project membership's category override, which wins over the membership default when time is logged.
  */
-export async function setProjectCategory(ctx: Ctx, raw: unknown): Promise<{ projectId: string; identityId: string; categoryId: string | null }> {
-  const p = ctx.principal;
-  authorize(ctx, 'categories.assign');
-  const body = parseInput(projectCategoryInput, raw);
-  const { projectId, identityId } = body;
-  if (body.categoryId) await assertCategory(ctx, body.categoryId);
-  const [row] = await ctx.sql<{ categoryId: string | null }[]>`
-    update project_memberships set category_id = ${body.categoryId}
-    where project_id = ${projectId} and identity_id = ${identityId} and workspace_id = ${p.workspaceId}
-    returning category_id as "categoryId"`;
-  if (!row) throw unknownPerson('subject', { identityId }, 'This person is not a member of the project.');
-  return { projectId, identityId, categoryId: row.categoryId };
-}
+export const setProjectCategory = defineOp({
+  name: 'categories.assign',
+  action: 'categories.assign',
+  input: projectCategoryInput,
+  output: projectCategorySchema,
+  run: async (ctx, body): Promise<{ projectId: string; identityId: string; categoryId: string | null }> => {
+    const { projectId, identityId } = body;
+    if (body.categoryId) await assertCategory(ctx, body.categoryId);
+    const [row] = await ctx.sql<{ categoryId: string | null }[]>`
+      update project_memberships set category_id = ${body.categoryId}
+      where project_id = ${projectId} and identity_id = ${identityId} and workspace_id = ${ctx.principal.workspaceId}
+      returning category_id as "categoryId"`;
+    if (!row) throw unknownPerson('subject', { identityId }, 'This person is not a member of the project.');
+    return { projectId, identityId, categoryId: row.categoryId };
+  },
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idSchema } from '../response-schema.ts';
 import { conflict, invalid } from '../errors.ts';
 import { periodForDate } from '../periods/resolve.ts';
 import { recordEvent } from '../tickets/events.ts';
@@ -27,13 +27,15 @@ const correctTimeInput = withReasons(correctTimeFields.extend({ id: idField('The
  * author, project, billing client, category and billable flag. The original row is locked,
  * so concurrent corrections see each other and the net stays at or above zero.
  */
-export async function correctTime(ctx: Ctx, raw: unknown): Promise<{ id: string }> {
-  const p = ctx.principal;
-  authorize(ctx, 'time.correct');
-  const body = parseInput(correctTimeInput, raw);
-  const id = body.id;
-  return tx(ctx, async (ctx) => {
-    const { sql } = ctx;
+export const correctTime = defineOp({
+  name: 'time.correct',
+  action: 'time.correct',
+  input: correctTimeInput,
+  output: idSchema,
+  tx: true,
+  run: async (ctx, body): Promise<{ id: string }> => {
+    const { sql, principal: p } = ctx;
+    const id = body.id;
     const o = await lockEntry(ctx, id);
     if (o.correctsEntryId) throw invalid('correction_source', undefined, 'A correction cannot itself be corrected; correct the original entry.');
     if (!o.periodClosed) throw invalid('correction_source', undefined, 'Only entries of a closed period are corrected; edit this one instead.');
@@ -62,5 +64,5 @@ export async function correctTime(ctx: Ctx, raw: unknown): Promise<{ id: string 
       now,
     );
     return { id: row!.id };
-  });
-}
+  },
+});

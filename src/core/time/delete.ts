@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { isAdminRole } from '../auth/principal.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { conflict, forbidden } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { chainNet, lockEntry, netNegative } from './common.ts';
@@ -15,12 +15,14 @@ const deleteTimeInput = withReasons(z.object({ id: idField('The time entry id.')
  * (a correction is made instead). An entry that has corrections stays too (`entry_corrected`),
  * and deleting a correction may not take its chain's net below zero.
  */
-export async function deleteTime(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  const p = ctx.principal;
-  authorize(ctx, 'time.delete');
-  const { id } = parseInput(deleteTimeInput, raw);
-  return tx(ctx, async (ctx) => {
-    const { sql } = ctx;
+export const deleteTime = defineOp({
+  name: 'time.delete',
+  action: 'time.delete',
+  input: deleteTimeInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { id }): Promise<{ ok: true }> => {
+    const { sql, principal: p } = ctx;
     const e = await lockEntry(ctx, id);
     if (e.userId !== p.identityId && !isAdminRole(p.role)) {
       throw forbidden('not_entry_author', undefined, 'Only the author, an owner or an admin may delete this entry.');
@@ -42,5 +44,5 @@ export async function deleteTime(ctx: Ctx, raw: unknown): Promise<{ ok: true }> 
       ctx.now(),
     );
     return { ok: true as const };
-  });
-}
+  },
+});

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { requireAdmin } from '../auth/guards.ts';
 import type { Db } from '../../db/connect.ts';
@@ -9,7 +8,10 @@ import { periodColumns, type Period } from '../periods/manage.ts';
 import { dateSchema, entryScope, staffMember } from './common.ts';
 import { daysBetween } from './dates.ts';
 import { unknownPerson } from '../resolve/people.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { weekSchema, type TimeEntry, type Week } from './schema.ts';
+
+export type { TimeEntry, Week } from './schema.ts';
 
 /** Runs the reads on one read-only snapshot (pipelined on one connection), so names and periods match the entries. */
 function oneSnapshot<T>(ctx: Ctx, fn: (sql: Db) => Promise<T>): Promise<T> {
@@ -27,35 +29,6 @@ export const listTimeInput = z.object({
   ticketId: z.uuid().optional().describe('Only entries on this ticket (UUID)'),
 });
 export type ListTimeInput = z.input<typeof listTimeInput>;
-
-/** The contract's TimeEntry. */
-export interface TimeEntry {
-  id: string;
-  ticketId: string;
-  /** Null when the ticket is outside the caller's sight (ticketHidden). */
-  ticketRef: string | null;
-  title: string | null;
-  /** The ticket has left the caller's sight (or a token's allow-list): it is not named. */
-  ticketHidden: boolean;
-  userId: string;
-  userName: string;
-  projectId: string;
-  projectName: string;
-  billingClientId: string | null;
-  clientName: string | null;
-  categoryId: string | null;
-  periodId: string;
-  spentOn: string;
-  startedAt: string | null;
-  timezone: string;
-  minutes: number;
-  note: string | null;
-  billable: boolean;
-  correctsEntryId: string | null;
-  billed: boolean;
-  closedAt: string | null;
-  closedBy: string | null;
-}
 
 interface EntryRow {
   id: string;
@@ -83,15 +56,6 @@ interface Names {
   clients: Record<string, string>;
 }
 
-/** The contract's Week: the response of GET /time. */
-export interface Week {
-  entries: TimeEntry[];
-  periods: Period[];
-  expectedWeekMinutes: number | null;
-  timezone: string;
-  userId: string;
-}
-
 /**
  * GET /time: one user's entries over an inclusive date range, oldest first, with the periods
  * overlapping the range and the user's weekly target and timezone. Entries stay listed when
@@ -99,75 +63,79 @@ export interface Week {
  * (a token's project allow-list still narrows them to its projects). Such a ticket is not
  * named: `ticketRef` and `title` are null and `ticketHidden` is true (visibility in SQL).
  */
-export async function listTime(ctx: Ctx, input: unknown): Promise<Week> {
-  authorize(ctx, 'time.list');
-  const { sql, principal: p } = ctx;
-  const q = parseInput(listTimeInput, input);
-  const span = daysBetween(q.from, q.to);
-  if (span < 0 || span + 1 > MAX_RANGE_DAYS) {
-    throw invalid('range_limit', { maxDays: MAX_RANGE_DAYS }, `from..to must be in order and span at most ${MAX_RANGE_DAYS} days.`);
-  }
-  const userId = q.userId?.toLowerCase() ?? p.identityId;
-  if (userId !== p.identityId) requireAdmin(p, "Only an owner or admin may read someone else's time.");
-  const member = await staffMember(sql, p.workspaceId, userId);
-  if (!member) throw unknownPerson('subject', { field: 'userId' }, 'No such workspace user.');
-  const [rows, [names], periods] = await oneSnapshot(ctx, (sql) => {
-    const where = sql`${entryScope(sql, p)} and e.user_id = ${userId} and e.spent_on between ${q.from}::date and ${q.to}::date
+export const listTime = defineOp({
+  name: 'time.list',
+  action: 'time.list',
+  input: listTimeInput,
+  output: weekSchema,
+  run: async (ctx, q): Promise<Week> => {
+    const { sql, principal: p } = ctx;
+    const span = daysBetween(q.from, q.to);
+    if (span < 0 || span + 1 > MAX_RANGE_DAYS) {
+      throw invalid('range_limit', { maxDays: MAX_RANGE_DAYS }, `from..to must be in order and span at most ${MAX_RANGE_DAYS} days.`);
+    }
+    const userId = q.userId?.toLowerCase() ?? p.identityId;
+    if (userId !== p.identityId) requireAdmin(p, "Only an owner or admin may read someone else's time.");
+    const member = await staffMember(sql, p.workspaceId, userId);
+    if (!member) throw unknownPerson('subject', { field: 'userId' }, 'No such workspace user.');
+    const [rows, [names], periods] = await oneSnapshot(ctx, (sql) => {
+      const where = sql`${entryScope(sql, p)} and e.user_id = ${userId} and e.spent_on between ${q.from}::date and ${q.to}::date
       ${q.ticketId ? sql`and e.ticket_id = ${q.ticketId}` : sql``}`;
-    // Narrow entry rows plus small dictionaries of names, assembled below: 5,000 entries a year
-    // would otherwise carry every title and name 5,000 times from the database.
-    return Promise.all([
-      sql<EntryRow[]>`
+      // Narrow entry rows plus small dictionaries of names, assembled below: 5,000 entries a year
+      // would otherwise carry every title and name 5,000 times from the database.
+      return Promise.all([
+        sql<EntryRow[]>`
       select e.id, e.ticket_id, e.user_id, e.project_id, e.billing_client_id, e.category_id, e.period_id, e.spent_on::text as spent_on,
              e.started_at::text as started_at, e.timezone, e.minutes, e.note, e.billable, e.corrects_entry_id, e.billed
       from time_entries e where ${where}
       order by e.spent_on, e.started_at nulls last, e.created_at, e.id`,
-      sql<[Names]>`
+        sql<[Names]>`
       with used as (select distinct e.ticket_id, e.project_id, e.billing_client_id from time_entries e where ${where})
       select (select name from identities where id = ${userId}) as "userName",
              coalesce((select json_object_agg(t.id, json_build_array(coalesce(tp.key, 'INBOX') || '-' || t.number, t.title))
                        from tickets t left join projects tp on tp.id = t.project_id where t.id in (select ticket_id from used) and ${visibleTicket(sql, p, 't')}), '{}') as tickets,
              coalesce((select json_object_agg(pr.id, pr.name) from projects pr where pr.id in (select project_id from used)), '{}') as projects,
              coalesce((select json_object_agg(c.id, c.name) from clients c where c.id in (select billing_client_id from used)), '{}') as clients`,
-      sql<Period[]>`
+        sql<Period[]>`
       select ${periodColumns(sql)}
       from periods where workspace_id = ${p.workspaceId} and period_start <= ${q.to}::date and period_end >= ${q.from}::date
       order by period_start`,
-    ]);
-  });
-  // every entry's period holds its date, which lies in the range: the overlapping periods cover them all
-  const closure = new Map(periods.map((x) => [x.id, x]));
-  const entries = rows.map((r): TimeEntry => {
-    const [ticketRef, title] = names.tickets[r.ticket_id] ?? [null, null];
-    const period = closure.get(r.period_id)!;
-    return {
-      id: r.id,
-      ticketId: r.ticket_id,
-      ticketRef,
-      title,
-      ticketHidden: ticketRef === null,
-      userId: r.user_id,
-      userName: names.userName,
-      projectId: r.project_id,
-      projectName: names.projects[r.project_id]!,
-      billingClientId: r.billing_client_id,
-      clientName: r.billing_client_id ? names.clients[r.billing_client_id]! : null,
-      categoryId: r.category_id,
-      periodId: r.period_id,
-      spentOn: r.spent_on,
-      startedAt: r.started_at,
-      timezone: r.timezone,
-      minutes: r.minutes,
-      note: r.note,
-      billable: r.billable,
-      correctsEntryId: r.corrects_entry_id,
-      billed: r.billed,
-      closedAt: period.closedAt,
-      closedBy: period.closedBy,
-    };
-  });
-  return { entries, periods: [...periods], expectedWeekMinutes: member.weeklyTargetMinutes, timezone: member.timezone, userId };
-}
+      ]);
+    });
+    // every entry's period holds its date, which lies in the range: the overlapping periods cover them all
+    const closure = new Map(periods.map((x) => [x.id, x]));
+    const entries = rows.map((r): TimeEntry => {
+      const [ticketRef, title] = names.tickets[r.ticket_id] ?? [null, null];
+      const period = closure.get(r.period_id)!;
+      return {
+        id: r.id,
+        ticketId: r.ticket_id,
+        ticketRef,
+        title,
+        ticketHidden: ticketRef === null,
+        userId: r.user_id,
+        userName: names.userName,
+        projectId: r.project_id,
+        projectName: names.projects[r.project_id]!,
+        billingClientId: r.billing_client_id,
+        clientName: r.billing_client_id ? names.clients[r.billing_client_id]! : null,
+        categoryId: r.category_id,
+        periodId: r.period_id,
+        spentOn: r.spent_on,
+        startedAt: r.started_at,
+        timezone: r.timezone,
+        minutes: r.minutes,
+        note: r.note,
+        billable: r.billable,
+        correctsEntryId: r.corrects_entry_id,
+        billed: r.billed,
+        closedAt: period.closedAt,
+        closedBy: period.closedBy,
+      };
+    });
+    return { entries, periods: [...periods], expectedWeekMinutes: member.weeklyTargetMinutes, timezone: member.timezone, userId };
+  },
+});
 
 /** The net minutes of a list of entries: corrections carry negative minutes and count against what they correct. */
 export function totalMinutes(entries: readonly Pick<TimeEntry, 'minutes'>[]): number {

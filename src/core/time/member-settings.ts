@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { requireAdmin } from '../auth/guards.ts';
-import type { Ctx } from '../ctx.ts';
 import { invalid } from '../errors.ts';
+import { defineOp } from '../operation.ts';
 import { assertCategory } from './categories.ts';
+import { memberSettingsSchema, type MemberSettings } from './categories-schema.ts';
 import { canonicalTimezone } from './dates.ts';
 import { unknownPerson } from '../resolve/people.ts';
 
@@ -16,38 +16,37 @@ export const memberSettingsFields = z.object({
 
 const memberSettingsInput = withReasons(memberSettingsFields.extend({ identityId: idField('The workspace user.') }), { identityId: 'bad_uuid' });
 
-export interface MemberSettings {
-  identityId: string;
-  timezone: string;
-  weeklyTargetMinutes: number | null;
-  categoryId: string | null;
-}
+export type { MemberSettings } from './categories-schema.ts';
 
 /**
  * PATCH /members/{identityId} (browser session): a workspace user's time settings.
  * Timezone and weekly target: the person themselves, or Owner/Admin. Default category: Owner/Admin.
  */
-export async function updateMemberSettings(ctx: Ctx, raw: unknown): Promise<MemberSettings> {
-  const p = ctx.principal;
-  authorize(ctx, 'members.update');
-  const body = parseInput(memberSettingsInput, raw);
-  const { identityId } = body;
-  if (identityId !== p.identityId) requireAdmin(p, "Only an owner or admin may change someone else's settings.");
-  if (body.categoryId !== undefined) requireAdmin(p, 'Only an owner or admin may set the category.', { field: 'categoryId' });
-  let timezone: string | undefined;
-  if (body.timezone !== undefined) {
-    timezone = canonicalTimezone(body.timezone) ?? undefined;
-    if (!timezone) throw invalid('unknown_timezone', { field: 'timezone' }, 'timezone must be an IANA timezone such as Europe/Berlin.');
-  }
-  if (body.categoryId) await assertCategory(ctx, body.categoryId);
-  const { sql } = ctx;
-  const [row] = await sql<MemberSettings[]>`
+export const updateMemberSettings = defineOp({
+  name: 'members.update',
+  action: 'members.update',
+  input: memberSettingsInput,
+  output: memberSettingsSchema,
+  run: async (ctx, body): Promise<MemberSettings> => {
+    const p = ctx.principal;
+    const { identityId } = body;
+    if (identityId !== p.identityId) requireAdmin(p, "Only an owner or admin may change someone else's settings.");
+    if (body.categoryId !== undefined) requireAdmin(p, 'Only an owner or admin may set the category.', { field: 'categoryId' });
+    let timezone: string | undefined;
+    if (body.timezone !== undefined) {
+      timezone = canonicalTimezone(body.timezone) ?? undefined;
+      if (!timezone) throw invalid('unknown_timezone', { field: 'timezone' }, 'timezone must be an IANA timezone such as Europe/Berlin.');
+    }
+    if (body.categoryId) await assertCategory(ctx, body.categoryId);
+    const { sql } = ctx;
+    const [row] = await sql<MemberSettings[]>`
       update memberships set
         timezone = coalesce(${timezone ?? null}::text, timezone),
         weekly_target_minutes = ${body.weeklyTargetMinutes === undefined ? sql`weekly_target_minutes` : sql`${body.weeklyTargetMinutes}::int`},
         category_id = ${body.categoryId === undefined ? sql`category_id` : sql`${body.categoryId}::uuid`}
       where workspace_id = ${p.workspaceId} and identity_id = ${identityId} and role not in ('client', 'client_elevated')
       returning identity_id as "identityId", timezone, weekly_target_minutes as "weeklyTargetMinutes", category_id as "categoryId"`;
-  if (!row) throw unknownPerson('subject', { identityId }, 'No such workspace user.');
-  return row;
-}
+    if (!row) throw unknownPerson('subject', { identityId }, 'No such workspace user.');
+    return row;
+  },
+});

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { reattributedSchema } from './schema.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 
@@ -14,12 +15,14 @@ const reattributeTicketTimeInput = withReasons(z.object({ id: idField('The ticke
  * at the ticket's current billing client. Entries of closed periods are included: attribution
  * is not a work fact. Billed entries and correction chains keep their client.
  */
-export async function reattributeTicketTime(ctx: Ctx, raw: unknown): Promise<{ updated: number }> {
-  const p = ctx.principal;
-  authorize(ctx, 'time.reattribute');
-  const { id: ticketId } = parseInput(reattributeTicketTimeInput, raw);
-  return tx(ctx, async (ctx) => {
-    const { sql } = ctx;
+export const reattributeTicketTime = defineOp({
+  name: 'time.reattribute',
+  action: 'time.reattribute',
+  input: reattributeTicketTimeInput,
+  output: reattributedSchema,
+  tx: true,
+  run: async (ctx, { id: ticketId }): Promise<{ updated: number }> => {
+    const { sql, principal: p } = ctx;
     // A hidden ticket is 404 before any role check (the contract's first rule).
     const ticket = await loadTicket(ctx, ticketId, { lock: true });
     authorize(ctx, 'time.reattribute', ticket);
@@ -47,5 +50,5 @@ export async function reattributeTicketTime(ctx: Ctx, raw: unknown): Promise<{ u
       );
     }
     return { updated: rows.length };
-  });
-}
+  },
+});

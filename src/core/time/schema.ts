@@ -1,9 +1,46 @@
 import { z } from 'zod';
-import { periodSchema } from '../periods/schema.ts';
+import { periodSchema, type Period } from '../periods/schema.ts';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { TimeEntry, Week } from './list.ts';
 
-/** Response schemas of the contract's TimeEntry and Week (GET /time). */
+/** The contract's TimeEntry and Week (GET /time), and their response schemas. */
+
+/** The contract's TimeEntry. */
+export interface TimeEntry {
+  id: string;
+  ticketId: string;
+  /** Null when the ticket is outside the caller's sight (ticketHidden). */
+  ticketRef: string | null;
+  title: string | null;
+  /** The ticket has left the caller's sight (or a token's allow-list): it is not named. */
+  ticketHidden: boolean;
+  userId: string;
+  userName: string;
+  projectId: string;
+  projectName: string;
+  billingClientId: string | null;
+  clientName: string | null;
+  categoryId: string | null;
+  periodId: string;
+  spentOn: string;
+  startedAt: string | null;
+  timezone: string;
+  minutes: number;
+  note: string | null;
+  billable: boolean;
+  correctsEntryId: string | null;
+  billed: boolean;
+  closedAt: string | null;
+  closedBy: string | null;
+}
+
+/** The contract's Week: the response of GET /time. */
+export interface Week {
+  entries: TimeEntry[];
+  periods: Period[];
+  expectedWeekMinutes: number | null;
+  timezone: string;
+  userId: string;
+}
 
 export const timeEntrySchema = describing<TimeEntry>()(
   z

@@ -82,7 +82,7 @@ export const getTimeEntriesTool = defineTool({
   title: 'Get time entries',
   description: `Time entries of one person (default you; others need owner/admin) between two dates (at most ${MAX_RANGE_DAYS} days), oldest first, with the total.`,
   toolset: 'time',
-  action: 'time.list',
+  op: listTime,
   idempotent: true,
   input: () =>
     z.object({
@@ -99,32 +99,32 @@ export const getTimeEntriesTool = defineTool({
     entries: z.array(entry),
   }),
   fields: { userId: 'user', ticketId: 'ticket' },
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const [userId, ticketId] = await Promise.all([
       a.user === undefined ? undefined : resolvePersonId(ctx, a.user, 'user'),
       a.ticket === undefined ? undefined : resolveTicketUuid(ctx, a.ticket, 'ticket'),
     ]);
-    const week = await listTime(ctx, defined({ from: a.from, to: a.to, userId, ticketId }));
-    return {
-      userId: week.userId,
-      timezone: week.timezone,
-      expectedWeekMinutes: week.expectedWeekMinutes,
-      totalMinutes: totalMinutes(week.entries),
-      entries: week.entries.map((e) => ({
-        id: e.id,
-        ticketRef: e.ticketRef,
-        title: e.title,
-        spentOn: e.spentOn,
-        startedAt: e.startedAt,
-        minutes: e.minutes,
-        billable: e.billable,
-        billed: e.billed,
-        note: e.note,
-        correctsEntryId: e.correctsEntryId,
-        closed: e.closedAt !== null,
-      })),
-    };
+    return defined({ from: a.from, to: a.to, userId, ticketId });
   },
+  result: (week) => ({
+    userId: week.userId,
+    timezone: week.timezone,
+    expectedWeekMinutes: week.expectedWeekMinutes,
+    totalMinutes: totalMinutes(week.entries),
+    entries: week.entries.map((e) => ({
+      id: e.id,
+      ticketRef: e.ticketRef,
+      title: e.title,
+      spentOn: e.spentOn,
+      startedAt: e.startedAt,
+      minutes: e.minutes,
+      billable: e.billable,
+      billed: e.billed,
+      note: e.note,
+      correctsEntryId: e.correctsEntryId,
+      closed: e.closedAt !== null,
+    })),
+  }),
   text: (w) =>
     [
       `Total ${w.totalMinutes} min (${w.timezone})`,
@@ -142,10 +142,10 @@ export const listCategoriesTool = defineTool({
   title: 'List consultant categories',
   description: 'The consultant categories people bill as (e.g. "Senior developer").',
   toolset: 'time',
-  action: 'categories.list',
+  op: listCategories,
   idempotent: true,
   input: () => z.object({}),
   output: z.object({ categories: z.array(z.object({ id: z.string(), name: z.string() })) }),
-  run: (ctx) => listCategories(ctx),
+  args: () => ({}),
   text: (c) => lines(c.categories, (x) => x.name, 'No categories.'),
 });
