@@ -58,7 +58,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     await verifier.listen();
     const caches = await startCaches(db.sql);
     const limits = limitsFromConfig(db.sql, config, log);
-    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits });
+    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, mailbox: { secrets, outbound: outboundGuardFromConfig(config) } });
     const server = await listen(app, config.PORT, config.HOST);
     const base = `http://${config.HOST}:${config.PORT}`;
     log.info({ url: base }, 'listening');

@@ -3,6 +3,7 @@ import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { listRuns } from '../src/core/billing/list.ts';
 import { makeCtx, type Ctx } from '../src/core/ctx.ts';
 import { listDownloadableDocuments } from '../src/core/documents/resources.ts';
+import { runOp } from '../src/core/operation.ts';
 import { listTickets } from '../src/core/tickets/list.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeBillingRun, makeClient, makeDocument, makePeriod, makeProject, makeTicket, makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
@@ -55,7 +56,7 @@ it('MCP resources/list (documents)', async () => {
   for (let i = 0; i < 4; i++) await makeDocument(db.sql, ws, { runId: run.id, clientId: client.id, number: `US-${i}`, version: i + 1 });
   await db.sql`update documents set created_at = '2026-05-05T10:00:00.123000Z'::timestamptz + (substr(number, 4)::int * interval '1 microsecond') where number like 'US-%'`;
   const seen = await everyPage(async (cursor) => {
-    const r = await listDownloadableDocuments(ctx, { limit: 1, ...(cursor ? { cursor } : {}) });
+    const r = await runOp(listDownloadableDocuments, ctx, { limit: 1, ...(cursor ? { cursor } : {}) });
     return { items: r.documents.map((d) => d.number), next: r.nextCursor };
   });
   expect(seen).toEqual(['US-3', 'US-2', 'US-1', 'US-0']);
@@ -67,7 +68,7 @@ it('GET /billing/runs', async () => {
   for (let i = 0; i < 4; i++) runs.push((await makeBillingRun(db.sql, ws, { periodId: period.id })).id);
   await db.sql`update billing_runs set created_at = '2026-05-05T10:00:00.123000Z'::timestamptz + (array_position(${runs}::uuid[], id) * interval '1 microsecond') where id = any(${runs}::uuid[])`;
   const seen = await everyPage(async (cursor) => {
-    const r = await listRuns(ctx, { limit: '1', ...(cursor ? { cursor } : {}) });
+    const r = await runOp(listRuns, ctx, { limit: '1', ...(cursor ? { cursor } : {}) });
     return { items: r.items.map((x) => x.id), next: r.nextCursor };
   });
   expect(seen.filter((id) => runs.includes(id))).toEqual([...runs].reverse());

@@ -9,6 +9,7 @@ import { CONNECT_FAILED, HOST_REFUSED } from '../src/core/mail/intake/imap.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
 import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { createOutboundGuard, type OutboundGuard } from '../src/core/net/outbound.ts';
 import { isAppError } from '../src/core/errors.ts';
@@ -130,7 +131,7 @@ describe('the guard at write time and at connect time', () => {
   it('a host name that resolves to a private address is refused when written (an injected resolver)', async () => {
     const { ctx } = await ownerCtx();
     const { guard } = rebinding({ 'imap.rebind.test': ['10.0.0.1'] });
-    const err = await setMailbox(ctx, { ...settings('imap.rebind.test') }, box, guard).catch((e: unknown) => e);
+    const err = await runOp(setMailbox, { ...ctx, mailbox: { secrets: box, outbound: guard } }, { ...settings('imap.rebind.test') }).catch((e: unknown) => e);
     expect(isAppError(err) && [err.status, err.details]).toEqual([400, { reason: 'host_not_allowed', field: 'host' }]);
   });
 
@@ -140,7 +141,11 @@ describe('the guard at write time and at connect time', () => {
     await imap.deliver(folder, eml('plain'));
     // a name only the injected resolver knows: the poll can reach dovecot only through the address the guard answered
     const { table, guard } = rebinding({ 'imap.rebind.test': [imap.host] });
-    await setMailbox(ctx, { host: 'imap.rebind.test', port: imap.port, secure: false, user: imap.user, password: imap.password, folder }, box, guard);
+    await runOp(
+      setMailbox,
+      { ...ctx, mailbox: { secrets: box, outbound: guard } },
+      { host: 'imap.rebind.test', port: imap.port, secure: false, user: imap.user, password: imap.password, folder },
+    );
     const mb = await mailboxOf(w);
     const first = await pollMailbox(jobCtx(guard), { mailboxId: mb.id }, { connect: connectImap, secrets: box });
     expect(first).toMatchObject({ status: 'polled', counts: { imported: 1 } });
@@ -156,7 +161,11 @@ describe('the guard at write time and at connect time', () => {
 
   it('a poll without a configured guard refuses loopback (the strict rule)', async () => {
     const { ctx, ws: w } = await ownerCtx();
-    await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password }, box, loopbackGuard);
+    await runOp(
+      setMailbox,
+      { ...ctx, mailbox: { secrets: box, outbound: loopbackGuard } },
+      { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password },
+    );
     const { outbound: _none, ...unguarded } = jobCtx(loopbackGuard);
     const result = await pollMailbox(unguarded, { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
     expect(result).toMatchObject({ status: 'failed', error: HOST_REFUSED });
@@ -174,7 +183,11 @@ describe('lastError does not map the network', () => {
       const errors: string[] = [];
       for (const port of [closedPort, portOf(hangUp), portOf(ssh)]) {
         const { ctx, ws: w } = await ownerCtx();
-        await setMailbox(ctx, { host: '127.0.0.1', port, secure: false, user: imap.user, password: imap.password }, box, loopbackGuard);
+        await runOp(
+          setMailbox,
+          { ...ctx, mailbox: { secrets: box, outbound: loopbackGuard } },
+          { host: '127.0.0.1', port, secure: false, user: imap.user, password: imap.password },
+        );
         const result = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
         errors.push(result.status === 'failed' ? result.error : result.status);
       }
@@ -183,7 +196,11 @@ describe('lastError does not map the network', () => {
       expect(lines.join('')).toContain('ECONNREFUSED');
 
       const { ctx, ws: w } = await ownerCtx();
-      await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: 'not-the-password' }, box, loopbackGuard);
+      await runOp(
+        setMailbox,
+        { ...ctx, mailbox: { secrets: box, outbound: loopbackGuard } },
+        { host: imap.host, port: imap.port, secure: false, user: imap.user, password: 'not-the-password' },
+      );
       const refused = await pollMailbox(jobCtx(loopbackGuard), { mailboxId: (await mailboxOf(w)).id }, { connect: connectImap, secrets: box });
       expect(refused).toMatchObject({ status: 'failed', error: expect.stringMatching(/AUTHENTICATIONFAILED/) });
     } finally {

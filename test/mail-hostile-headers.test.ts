@@ -8,6 +8,7 @@ import { listIntakeMessages } from '../src/core/mail/intake/log.ts';
 import { pollMailbox, type PollResult } from '../src/core/mail/intake/poll.ts';
 import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import type { Db } from '../src/db/connect.ts';
 import { makeLogger } from '../src/log.ts';
@@ -59,7 +60,11 @@ async function world(): Promise<World> {
   const folder = `H${randomBytes(4).toString('hex')}`;
   await imap.deliver(folder);
   const owned = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, ws.slug, owner.email));
-  await setMailbox(owned, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder }, box, loopbackGuard);
+  await runOp(
+    setMailbox,
+    { ...owned, mailbox: { secrets: box, outbound: loopbackGuard } },
+    { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder },
+  );
   const [{ id: mailboxId }] = await db.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws.id}`;
   return {
     ws,
@@ -343,7 +348,7 @@ describe('a message that cannot be stored', () => {
     const titles = await db.sql<{ title: string }[]>`select title from tickets where workspace_id = ${w.ws.id} order by number`;
     expect(titles.map((t) => t.title)).toEqual([expect.stringMatching(/^Normal /)]);
     // the owner's intake log names it by UID
-    const log = await listIntakeMessages(w.owned, { status: 'quarantined' });
+    const log = await runOp(listIntakeMessages, w.owned, { status: 'quarantined' });
     expect(log.items).toEqual([expect.objectContaining({ uid: uids[0], reason: 'store_failed: the intake log refuses this one', from: null, subject: null })]);
     expect(await position(w.mailboxId)).toEqual({ lastUid: uids[1], lastError: null });
   });

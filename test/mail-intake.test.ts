@@ -9,6 +9,7 @@ import { connectImap } from '../src/jobs/machinery/imap.ts';
 import type { IntakeLimits } from '../src/core/mail/intake/parse.ts';
 import { enqueuePoll, schedulePolls } from '../src/core/mail/intake/schedule.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { readTicketPage } from '../src/core/tickets/get.ts';
 import { moveTicket } from '../src/core/tickets/move.ts';
@@ -82,11 +83,10 @@ async function world(settings: { afterImport?: 'seen' | 'move'; moveTo?: string 
   const folder = `T${randomBytes(4).toString('hex')}`;
   await imap.deliver(folder);
   const owned = makeCtx({ sql }, await operatorPrincipal(sql, ws.slug, owner.email));
-  await setMailbox(
-    owned,
+  await runOp(
+    setMailbox,
+    { ...owned, mailbox: { secrets: box, outbound: loopbackGuard } },
     { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, ...settings },
-    box,
-    loopbackGuard,
   );
   const [{ id: mailboxId }] = await sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws.id}`;
   return {

@@ -10,6 +10,7 @@ import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { passwordContext } from '../src/core/mail/intake/present.ts';
 import { hashReplyToken, issueReplyAddress, newReplyToken } from '../src/core/mail/intake/reply-token.ts';
 import { getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import type { DnsResolver } from '../src/core/mail/intake/verify.ts';
 import type { OutgoingMail } from '../src/core/mail/mailer.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
@@ -371,10 +372,10 @@ describe('the trusted receiving server setting', () => {
   it('PUT /mailbox takes trustedAuthservId (a host name), shows it, and a later PUT without it trusts none', async () => {
     const w = await world();
     const settings = { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password };
-    const set = (extra: object) => setMailbox(w.owned, { ...settings, ...extra }, box, loopbackGuard);
+    const set = (extra: object) => runOp(setMailbox, { ...w.owned, mailbox: { secrets: box, outbound: loopbackGuard } }, { ...settings, ...extra });
     expect(await set({ trustedAuthservId: 'mx.agency.test' })).toMatchObject({ trustedAuthservId: 'mx.agency.test' });
     await expect(set({ trustedAuthservId: 'mx.agency.test; dkim=pass' })).rejects.toThrow(/an authserv-id: a host name/);
-    expect(await getMailbox(w.owned)).toMatchObject({ trustedAuthservId: 'mx.agency.test' });
+    expect(await runOp(getMailbox, w.owned, {})).toMatchObject({ trustedAuthservId: 'mx.agency.test' });
     expect(await set({})).toMatchObject({ trustedAuthservId: null });
   });
 });

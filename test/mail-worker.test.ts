@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorPrincipal } from '../src/core/auth/operator.ts';
 import { makeCtx } from '../src/core/ctx.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import { loadSecretBox } from '../src/core/mail/secret-box.ts';
 import { crontab } from '../src/core/jobs/catalog.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
@@ -39,7 +40,11 @@ async function mailboxWithMail(enabled: boolean): Promise<{ ws: Workspace; mailb
   await imap.deliver(folder, eml('plain'));
   const ctx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, ws.slug, owner.email));
   const box = loadSecretBox({ WT_SECRET_KEY: KEY, DATABASE_URL: db.url, DATA_DIR: '.data' });
-  await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, enabled }, box, loopbackGuard);
+  await runOp(
+    setMailbox,
+    { ...ctx, mailbox: { secrets: box, outbound: loopbackGuard } },
+    { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder, enabled },
+  );
   const [{ id }] = await db.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws.id}`;
   return { ws, mailboxId: id };
 }

@@ -5,6 +5,7 @@ import { makeCtx } from '../src/core/ctx.ts';
 import { pollMailbox } from '../src/core/mail/intake/poll.ts';
 import { connectImap } from '../src/jobs/machinery/imap.ts';
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
+import { runOp } from '../src/core/operation.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { renderMarkdown } from '../src/core/tickets/markdown.ts';
 import { makeLogger } from '../src/log.ts';
@@ -86,7 +87,11 @@ describe('every way text arrives', () => {
     const folder = `M${randomBytes(4).toString('hex')}`;
     const box = new SecretBox(randomBytes(32));
     const ctx = makeCtx({ sql: app.db.sql }, await operatorPrincipal(app.db.sql, ws.slug, owner.email));
-    await setMailbox(ctx, { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder }, box, loopbackGuard);
+    await runOp(
+      setMailbox,
+      { ...ctx, mailbox: { secrets: box, outbound: loopbackGuard } },
+      { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, folder },
+    );
     await imap.deliver(
       folder,
       [

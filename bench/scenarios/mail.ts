@@ -6,6 +6,7 @@ import { operatorPrincipal } from '../../src/core/auth/operator.ts';
 import { makeCtx } from '../../src/core/ctx.ts';
 import { enqueuePoll } from '../../src/core/mail/intake/schedule.ts';
 import { setMailbox } from '../../src/core/mail/intake/settings.ts';
+import { runOp } from '../../src/core/operation.ts';
 import { SecretBox } from '../../src/core/mail/secret-box.ts';
 import { createOutboundGuard } from '../../src/core/net/outbound.ts';
 import { addPerson } from '../../src/core/people/users.ts';
@@ -66,11 +67,10 @@ export const mail: Scenario = {
       });
       const ctx = makeCtx({ sql: env.sql }, await operatorPrincipal(env.sql, slug));
       const loopback = createOutboundGuard({ allowLoopback: true });
-      await setMailbox(
-        ctx,
+      await runOp(
+        setMailbox,
+        { ...ctx, mailbox: { secrets: new SecretBox(key), outbound: loopback } },
         { host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password, enabled: true },
-        new SecretBox(key),
-        loopback,
       );
       const [{ id: mailboxId }] = await env.sql<[{ id: string }]>`select id from mailboxes where workspace_id = ${ws}`;
 

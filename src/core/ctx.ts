@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Caches } from './cache.ts';
+import type { MailboxMachinery } from './mail/machinery.ts';
 import type { CrontabItem } from './ops/crontab.ts';
 
 /**
@@ -16,6 +17,8 @@ export interface Ctx {
   auditing?: boolean;
   /** Process caches (workflow, ...); absent in one-off commands, where everything is read fresh. */
   caches?: Caches;
+  /** The mailbox settings' machinery (sealing key, outbound guard), from the process's services; absent where no door writes a mailbox. */
+  mailbox?: MailboxMachinery;
   /** The console's: the process's crontab, parsed at the edge (src/ops/crontab.ts), for the crontab view. */
   crontab?: readonly CrontabItem[];
   /** The console's: the local SMTP catcher's folder (null: mail goes to a real SMTP server), for the outbox page. */
@@ -29,13 +32,14 @@ export const clockOf = (services: { now?: () => Date }): (() => Date) => service
  * The one way every adapter builds a core context: the process's services, the verified caller,
  * and (REST's idempotent requests) the transaction already open for this request.
  */
-export function makeCtx(services: { sql: Db; caches?: Caches; now?: () => Date }, principal: Principal, openTx?: Db): Ctx {
+export function makeCtx(services: { sql: Db; caches?: Caches; now?: () => Date; mailbox?: MailboxMachinery }, principal: Principal, openTx?: Db): Ctx {
   return {
     sql: openTx ?? services.sql,
     ...(openTx ? { inTx: true } : {}),
     principal,
     now: clockOf(services),
     caches: services.caches,
+    mailbox: services.mailbox,
   };
 }
 

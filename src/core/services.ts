@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import type { LoginGuard } from './auth/login-guard.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import type { Caches } from './cache.ts';
+import type { MailboxMachinery } from './mail/machinery.ts';
 import type { TokenLimits } from './limits/token-limits.ts';
 
 /**
@@ -21,4 +22,6 @@ export interface Services {
   /** Requests per token and minute; absent: not limited (one-off tools). */
   limits?: TokenLimits;
   now?: () => Date;
+  /** Sealing key and outbound guard for mailbox settings (PUT /mailbox); absent: a door that writes one fails loudly. */
+  mailbox?: MailboxMachinery;
 }

@@ -7,6 +7,7 @@ import { listDownloadableDocuments } from '../core/documents/resources.ts';
 import { CONTENT_TYPES } from '../core/documents/timesheet-model.ts';
 import type { AppError } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
+import { runOp } from '../core/operation.ts';
 import { readTicketDetail } from './tools/tickets-read.ts';
 import { ProtocolError } from './wire.ts';
 
@@ -49,7 +50,7 @@ export async function listResources(ctx: Ctx, cursor: string | undefined): Promi
   if (can(ctx.principal, 'documents.list')) return { resources: [] };
   let page;
   try {
-    page = await listDownloadableDocuments(ctx, { ...(cursor === undefined ? {} : { cursor }), limit: RESOURCE_PAGE });
+    page = await runOp(listDownloadableDocuments, ctx, { ...(cursor === undefined ? {} : { cursor }), limit: RESOURCE_PAGE });
   } catch (err) {
     const e = toAppError(err);
     if (e && e.status < 500) throw new ProtocolError(ErrorCode.InvalidParams, e.message, { code: e.code, reason: e.reason ?? null });
@@ -91,7 +92,7 @@ export async function readResource(ctx: Ctx, uri: string): Promise<ReadResourceR
   try {
     if (uri.startsWith(DOCUMENTS)) {
       if (can(ctx.principal, 'documents.download')) throw refusal(uri);
-      const file = await downloadDocument(ctx, { documentId: tail(uri, DOCUMENTS) });
+      const file = await runOp(downloadDocument, ctx, { id: tail(uri, DOCUMENTS) });
       const content = file.format === 'pdf' ? { blob: file.bytes.toString('base64') } : { text: file.bytes.toString('utf8') };
       return { contents: [{ uri, mimeType: file.contentType, ...content }] };
     }

@@ -5,6 +5,8 @@ import { TokenVerifier } from '../../src/core/auth/token-verifier.ts';
 import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
 import type { TokenLimits } from '../../src/core/limits/token-limits.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
+import { loadSecretBox } from '../../src/core/mail/secret-box.ts';
+import { outboundGuardFromConfig } from '../../src/core/net/outbound.ts';
 import { buildApp } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { makeLogger, type Logger } from '../../src/log.ts';
@@ -65,7 +67,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   await verifier.listen();
   const caches = await startCaches(db.sql);
   const limits = limitsFromConfig(db.sql, config);
-  const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, now: opts.now });
+  const mailbox = { secrets: loadSecretBox(config), outbound: outboundGuardFromConfig(config) };
+  const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, now: opts.now, mailbox });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
-import type { Ctx } from '../ctx.ts';
 import { billingContactSql } from '../documents/access.ts';
+import { defineOp } from '../operation.ts';
+import { bankListSchema, type BankBalance } from './schema.ts';
 
 type Fragment = ReturnType<Db>;
 
@@ -11,19 +11,7 @@ export const bankBalancesInput = z.object({
   clientId: z.uuid().optional().describe('Only the banks of this client (uuid).'),
 });
 
-/** One time bank with its balance; all figures in minutes. */
-export interface BankBalance {
-  id: string;
-  name: string;
-  clientId: string;
-  clientName: string;
-  /** Sum of deposits (negative deposits correct earlier ones). */
-  depositedMinutes: number;
-  /** Minutes billed against this bank by runs not voided (corrections are signed). */
-  consumedMinutes: number;
-  /** depositedMinutes - consumedMinutes; negative when overdrawn. */
-  remainingMinutes: number;
-}
+export type { BankBalance } from './schema.ts';
 
 /** Clients (billing or collaborating) of the projects in `projects`, a subquery of project ids. */
 function clientsOfProjects(sql: Db, projects: Fragment): Fragment {
@@ -71,10 +59,14 @@ export async function selectBankBalances(sql: Db, workspaceId: string, filter: F
 }
 
 /** get_bank_balances: the balances of the time banks the caller may read (see bankAccessSql). */
-export async function getBankBalances(ctx: Ctx, input: unknown): Promise<{ banks: BankBalance[] }> {
-  authorize(ctx, 'banks.balances');
-  const q = bankBalancesInput.parse(input ?? {});
-  const { sql, principal: p } = ctx;
-  const byClient = q.clientId ? sql`and b.client_id = ${q.clientId.toLowerCase()}::uuid` : sql``;
-  return { banks: await selectBankBalances(sql, p.workspaceId, sql`${bankAccessSql(sql, p)} ${byClient}`) };
-}
+export const getBankBalances = defineOp({
+  name: 'banks.balances',
+  action: 'banks.balances',
+  input: bankBalancesInput,
+  output: bankListSchema,
+  run: async (ctx, q): Promise<{ banks: BankBalance[] }> => {
+    const { sql, principal: p } = ctx;
+    const byClient = q.clientId ? sql`and b.client_id = ${q.clientId.toLowerCase()}::uuid` : sql``;
+    return { banks: await selectBankBalances(sql, p.workspaceId, sql`${bankAccessSql(sql, p)} ${byClient}`) };
+  },
+});

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import type { Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { dateSchema } from '../input.ts';
-import { parseUuid } from '../validation.ts';
-import { selectBankBalances, type BankBalance } from './balances.ts';
+import { defineOp } from '../operation.ts';
+import { idField, withReasons } from '../validation.ts';
+import { selectBankBalances } from './balances.ts';
+import { bankBalanceSchema, bankListSchema, depositResultSchema, type BankBalance, type BankDeposit } from './schema.ts';
 
 /**
  * The Owner/Admin bank endpoints (browser session): every bank, a client's banks, a new bank, a
@@ -30,15 +31,10 @@ export const depositInput = z.object({
   note: z.string().trim().max(500).nullish().describe('Optional note, at most 500 characters.'),
 });
 
-export interface BankDeposit {
-  id: string;
-  bankId: string;
-  minutes: number;
-  depositedOn: string;
-  note: string | null;
-  createdBy: string | null;
-  createdAt: string;
-}
+const clientBanksInput = withReasons(z.object({ id: idField('The client (uuid).') }), { id: 'bad_uuid' });
+const depositToBankInput = withReasons(depositInput.extend({ id: idField('The bank (uuid).') }), { id: 'bad_uuid' });
+
+export type { BankDeposit } from './schema.ts';
 
 /** The path's client, of this workspace: else 404 `unknown_client`. `lock` serialises bank creation for it. */
 async function loadClient(ctx: Ctx, clientId: string, opts: { lock?: boolean } = {}): Promise<void> {
@@ -49,28 +45,38 @@ async function loadClient(ctx: Ctx, clientId: string, opts: { lock?: boolean } =
 }
 
 /** GET /billing/banks: every bank of the workspace with its balance. */
-export async function listBanks(ctx: Ctx): Promise<{ banks: BankBalance[] }> {
-  authorize(ctx, 'banks.list');
-  return { banks: await selectBankBalances(ctx.sql, ctx.principal.workspaceId, ctx.sql`true`) };
-}
+export const listBanks = defineOp({
+  name: 'banks.list',
+  action: 'banks.list',
+  input: z.object({}),
+  output: bankListSchema,
+  run: async (ctx): Promise<{ banks: BankBalance[] }> => ({ banks: await selectBankBalances(ctx.sql, ctx.principal.workspaceId, ctx.sql`true`) }),
+});
 
 /** GET /clients/{id}/banks: one client's banks with their balances; an unknown client is 404. */
-export async function listClientBanks(ctx: Ctx, input: unknown): Promise<{ banks: BankBalance[] }> {
-  authorize(ctx, 'banks.list');
-  const clientId = parseUuid((input as { clientId?: unknown } | undefined)?.clientId, 'id');
-  await loadClient(ctx, clientId);
-  return { banks: await selectBankBalances(ctx.sql, ctx.principal.workspaceId, ctx.sql`b.client_id = ${clientId}::uuid`) };
-}
+export const listClientBanks = defineOp({
+  name: 'banks.list.client',
+  action: 'banks.list',
+  input: clientBanksInput,
+  output: bankListSchema,
+  run: async (ctx, { id: clientId }): Promise<{ banks: BankBalance[] }> => {
+    await loadClient(ctx, clientId);
+    return { banks: await selectBankBalances(ctx.sql, ctx.principal.workspaceId, ctx.sql`b.client_id = ${clientId}::uuid`) };
+  },
+});
 
 /**
  * POST /billing/banks: a new, empty bank of a client. A name the client's banks already use, in
  * any letter case, is 409 `bank_exists` (two banks told apart only by case would be mistaken for
  * each other on a timesheet); creations for one client are serialised on its row.
  */
-export async function createBank(ctx: Ctx, input: unknown): Promise<BankBalance> {
-  authorize(ctx, 'banks.create');
-  const body = createBankInput.parse(input ?? {});
-  return tx(ctx, async (ctx) => {
+export const createBank = defineOp({
+  name: 'banks.create',
+  action: 'banks.create',
+  input: createBankInput,
+  output: bankBalanceSchema,
+  tx: true,
+  run: async (ctx, body): Promise<BankBalance> => {
     const { sql, principal: p } = ctx;
     await loadClient(ctx, body.clientId, { lock: true });
     const [taken] = await sql`select 1 from banks where client_id = ${body.clientId} and lower(name) = lower(${body.name})`;
@@ -80,19 +86,22 @@ export async function createBank(ctx: Ctx, input: unknown): Promise<BankBalance>
       returning id`;
     const [balance] = await selectBankBalances(sql, p.workspaceId, sql`b.id = ${bank!.id}`);
     return balance!;
-  });
-}
+  },
+});
 
 /**
  * POST /billing/banks/{id}/deposits: tops a bank up (or corrects it, negative). Answers the
  * deposit and the bank's balance after it.
  */
-export async function depositToBank(ctx: Ctx, input: unknown): Promise<{ deposit: BankDeposit; bank: BankBalance }> {
-  authorize(ctx, 'banks.deposit');
-  const bankId = parseUuid((input as { bankId?: unknown } | undefined)?.bankId, 'id');
-  const body = depositInput.parse(input ?? {});
-  return tx(ctx, async (ctx) => {
+export const depositToBank = defineOp({
+  name: 'banks.deposit',
+  action: 'banks.deposit',
+  input: depositToBankInput,
+  output: depositResultSchema,
+  tx: true,
+  run: async (ctx, body): Promise<{ deposit: BankDeposit; bank: BankBalance }> => {
     const { sql, principal: p } = ctx;
+    const bankId = body.id;
     const [bank] = await sql`select 1 from banks where id = ${bankId} and workspace_id = ${p.workspaceId}`;
     if (!bank) throw notFound('unknown_bank', undefined, 'No such bank.');
     const [deposit] = await sql<BankDeposit[]>`
@@ -102,5 +111,5 @@ export async function depositToBank(ctx: Ctx, input: unknown): Promise<{ deposit
                 created_by as "createdBy", to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"`;
     const [balance] = await selectBankBalances(sql, p.workspaceId, sql`b.id = ${bankId}::uuid`);
     return { deposit: deposit!, bank: balance! };
-  });
-}
+  },
+});

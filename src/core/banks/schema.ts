@@ -1,9 +1,34 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { BankBalance } from './balances.ts';
-import type { BankDeposit } from './manage.ts';
 
-/** Response schemas of time banks: balances and deposits (minutes). */
+/**
+ * Response schemas of time banks: balances and deposits (minutes), with the result types they
+ * describe (here, not in the operations that declare them as output, so no circle).
+ */
+
+/** One time bank with its balance; all figures in minutes. */
+export interface BankBalance {
+  id: string;
+  name: string;
+  clientId: string;
+  clientName: string;
+  /** Sum of deposits (negative deposits correct earlier ones). */
+  depositedMinutes: number;
+  /** Minutes billed against this bank by runs not voided (corrections are signed). */
+  consumedMinutes: number;
+  /** depositedMinutes - consumedMinutes; negative when overdrawn. */
+  remainingMinutes: number;
+}
+
+export interface BankDeposit {
+  id: string;
+  bankId: string;
+  minutes: number;
+  depositedOn: string;
+  note: string | null;
+  createdBy: string | null;
+  createdAt: string;
+}
 
 export const bankBalanceSchema = describing<BankBalance>()(
   z

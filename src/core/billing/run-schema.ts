@@ -1,10 +1,56 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { RunEntry } from './list.ts';
-import type { BillingRun } from './present.ts';
-import type { RunPreview } from './start.ts';
+import type { BillingRun, LineTotals } from './present.ts';
 
-/** Response schemas of billing runs, their previews (dryRun) and their entry sets. */
+/**
+ * Response schemas of billing runs, their previews (dryRun) and their entry sets, with the result
+ * types they describe (here, not in the operations that declare them as output, so no circle).
+ */
+
+export interface PreviewProject extends LineTotals {
+  projectId: string;
+  projectKey: string;
+  projectName: string;
+  /** The entries the run would bill, in this project. */
+  entryIds: string[];
+}
+
+export interface PreviewClient extends LineTotals {
+  clientId: string;
+  clientName: string;
+  projects: PreviewProject[];
+  /** Draw-downs per bank. */
+  banks: { bankId: string; name: string; minutes: number }[];
+  /** The timesheets that would be made: one combined, or one per project (the client's layout). */
+  documents: { scope: 'combined' | 'project'; projectId: string | null }[];
+}
+
+/** What a run over the period would bill (POST /billing/runs with dryRun). */
+export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinutes'> {
+  dryRun: true;
+  periodId: string;
+  periodStart: string;
+  periodEnd: string;
+  clients: PreviewClient[];
+}
+
+/** One line of a run's exact entry set. */
+export interface RunEntry {
+  entryId: string;
+  ticketId: string;
+  ticketRef: string;
+  userId: string;
+  userName: string;
+  clientId: string;
+  projectId: string;
+  spentOn: string;
+  minutes: number;
+  policy: 'paid' | 'free' | 'bank';
+  bankId: string | null;
+  correctsEntryId: string | null;
+  /** False once the run is voided (the entry was released). */
+  live: boolean;
+}
 
 const totals = {
   entryCount: z.number().int(),

@@ -1,46 +1,21 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
 import { allocateJob } from '../jobs/catalog.ts';
 import { enqueue } from '../jobs/enqueue.ts';
+import { defineOp } from '../operation.ts';
 import { lockBilling } from './lock.ts';
-import { lineTotalsSql, presentRun, type BillingRun, type LineTotals } from './present.ts';
+import { lineTotalsSql, presentRun, type BillingRun } from './present.ts';
 import { qualifyingEntriesSql, type RunPeriod } from './qualifying.ts';
+import { billingRunSchema, runPreviewSchema, type PreviewClient, type RunPreview } from './run-schema.ts';
 import { isoSql } from '../tickets/summary.ts';
+
+export type { PreviewClient, PreviewProject, RunPreview } from './run-schema.ts';
 
 export const startRunInput = z.object({
   periodId: z.uuid().describe('The closed period to bill (uuid).'),
   dryRun: z.boolean().optional().describe('Preview the allocation and write nothing.'),
 });
-
-export interface PreviewProject extends LineTotals {
-  projectId: string;
-  projectKey: string;
-  projectName: string;
-  /** The entries the run would bill, in this project. */
-  entryIds: string[];
-}
-
-export interface PreviewClient extends LineTotals {
-  clientId: string;
-  clientName: string;
-  projects: PreviewProject[];
-  /** Draw-downs per bank. */
-  banks: { bankId: string; name: string; minutes: number }[];
-  /** The timesheets that would be made: one combined, or one per project (the client's layout). */
-  documents: { scope: 'combined' | 'project'; projectId: string | null }[];
-}
-
-/** What a run over the period would bill (POST /billing/runs with dryRun). */
-export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinutes'> {
-  dryRun: true;
-  periodId: string;
-  periodStart: string;
-  periodEnd: string;
-  clients: PreviewClient[];
-}
 
 /**
  * POST /billing/runs: Owner/Admin from a browser session. With `dryRun`, the preview of what the
@@ -50,10 +25,13 @@ export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinute
  * same entries), and some entry must qualify (409 `nothing_to_bill`); then the run is created
  * `allocating` and its `billing:allocate` job queued in the same transaction.
  */
-export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | RunPreview> {
-  authorize(ctx, 'billing.runs.create');
-  const body = startRunInput.parse(input ?? {});
-  return tx(ctx, async (ctx) => {
+export const startRun = defineOp({
+  name: 'billing.runs.create',
+  action: 'billing.runs.create',
+  input: startRunInput,
+  output: z.union([runPreviewSchema, billingRunSchema]),
+  tx: true,
+  run: async (ctx, body): Promise<BillingRun | RunPreview> => {
     const { sql, principal: p } = ctx;
     if (!body.dryRun) await lockBilling(sql, p.workspaceId);
     const period = await closedPeriod(sql, p.workspaceId, body.periodId.toLowerCase());
@@ -67,8 +45,8 @@ export async function startRun(ctx: Ctx, input: unknown): Promise<BillingRun | R
       values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
     await enqueue(sql, allocateJob, { workspaceId: p.workspaceId, runId: run!.id });
     return presentRun(sql, p.workspaceId, run!.id);
-  });
-}
+  },
+});
 
 /**
  * 409 `nothing_to_bill`, naming the run that billed the period's entries when one did (the latest,

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
-import { audited } from '../ops/audit.ts';
-import { parseUuid } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { lockBilling } from './lock.ts';
 import { presentRun, type BillingRun } from './present.ts';
+import { billingRunSchema } from './run-schema.ts';
 
-export const voidRunInput = z.object({
-  runId: z.string(),
+/** The body of POST /billing/runs/{id}/void. */
+export const voidRunFields = z.object({
   reason: z.string().trim().min(3).max(500).describe('Why the run is voided (3-500 characters), kept with the run.'),
 });
+const voidRunInput = withReasons(voidRunFields.extend({ id: idField('The billing run (uuid).') }), { id: 'bad_uuid' });
 
 /**
  * POST /billing/runs/{id}/void: Owner/Admin from a browser session. Atomically: the run becomes
@@ -20,23 +20,16 @@ export const voidRunInput = z.object({
  * job. A run still allocating is 409 `run_allocating` (its entry set is not decided); a voided run
  * is 409 `run_voided`. Audited (`billing.run.void`, with the door it came through), refusals too.
  */
-export async function voidRun(ctx: Ctx, input: unknown): Promise<BillingRun> {
-  const raw = (input ?? {}) as { runId?: unknown; reason?: unknown };
-  return audited(
-    ctx,
-    'billing.run.void',
-    `run ${String(raw.runId)}`,
-    (ctx) => voidAudited(ctx, raw),
-    () => `reason: ${String(raw.reason)}`,
-  );
-}
-
-async function voidAudited(ctx: Ctx, raw: { runId?: unknown }): Promise<BillingRun> {
-  authorize(ctx, 'billing.runs.void');
-  const runId = parseUuid(raw.runId, 'id');
-  const body = voidRunInput.parse(raw);
-  return tx(ctx, async (ctx) => {
+export const voidRun = defineOp({
+  name: 'billing.runs.void',
+  action: 'billing.runs.void',
+  input: voidRunInput,
+  output: billingRunSchema,
+  tx: true,
+  audit: { action: 'billing.run.void', target: (sent) => `run ${String(sent.id)}`, detail: (input) => `reason: ${input.reason}` },
+  run: async (ctx, body): Promise<BillingRun> => {
     const { sql, principal: p } = ctx;
+    const runId = body.id;
     await lockBilling(sql, p.workspaceId);
     const [run] = await sql<{ status: string }[]>`
       select status from billing_runs where id = ${runId} and workspace_id = ${p.workspaceId} for update`;
@@ -51,5 +44,5 @@ async function voidAudited(ctx: Ctx, raw: { runId?: unknown }): Promise<BillingR
     await sql`update billing_run_entries set active = false where run_id = ${runId}`;
     await sql`update time_entries set billed = false, billing_run_id = null, updated_at = ${now} where billing_run_id = ${runId}`;
     return presentRun(sql, p.workspaceId, runId);
-  });
-}
+  },
+});

@@ -1,9 +1,10 @@
-import { authorize } from '../access/authorize.ts';
+import { z } from 'zod';
 import type { Ctx } from '../ctx.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
-import { parseUuid } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { documentRule } from './access.ts';
-import type { TimesheetDocument } from './list.ts';
+import type { TimesheetDocument } from './list-schema.ts';
 import { CONTENT_TYPES, type DocumentFormat } from './timesheet-model.ts';
 
 /** A document's fields as GET /documents lists them, without its deliveries. */
@@ -19,6 +20,8 @@ export interface DocumentDownload {
   format: DocumentFormat;
   document: DocumentFields;
 }
+
+const downloadDocumentInput = withReasons(z.object({ id: idField('The document (uuid).') }), { id: 'bad_uuid' });
 
 interface Row extends DocumentFields {
   timesheetId: string;
@@ -38,48 +41,53 @@ interface Row extends DocumentFields {
  * - no file stored: 404 `file_unavailable`.
  * Refusals come before any state so that a caller learns nothing about a document they may not have.
  */
-export async function downloadDocument(ctx: Ctx, input: unknown): Promise<DocumentDownload> {
-  authorize(ctx, 'documents.download');
-  const id = parseUuid((input as { documentId?: unknown } | undefined)?.documentId, 'id');
-  const rule = await documentRule(ctx);
-  if (rule.scope === 'none') throw forbidden('no_document_access', undefined, 'You may not download any document.');
-  const { sql, principal: p } = ctx;
-  const [d] = await sql<Row[]>`
-    select d.id, d.run_id as "runId", d.number, d.scope, d.project_id as "projectId", pr.name as "projectName",
-           d.client_id as "clientId", c.name as "clientName", to_char(d.period_start, 'YYYY-MM-DD') as "periodStart",
-           d.format, d.version, d.locale, d.checksum, d.bytes, d.voided, d.redacted,
-           to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-           d.timesheet_id as "timesheetId", ${rule.where} as allowed,
-           case when ${rule.where} and not d.voided and not d.redacted then d.content end as content
-    from documents d
-    join clients c on c.id = d.client_id
-    left join projects pr on pr.id = d.project_id
-    where d.id = ${id} and d.workspace_id = ${p.workspaceId}`;
-  if (!d) throw notFound('unknown_document', undefined, 'No such document.');
-  if (!d.allowed) {
-    if (p.projectIds && d.scope === 'combined') {
-      throw forbidden('combined_document_forbidden', undefined, 'A token restricted to projects may download only project documents.');
+export const downloadDocument = defineOp({
+  name: 'documents.download',
+  action: 'documents.download',
+  input: downloadDocumentInput,
+  // a file, not JSON: each door shapes it (REST's headers, MCP's content blocks)
+  output: null,
+  run: async (ctx, { id }): Promise<DocumentDownload> => {
+    const rule = await documentRule(ctx);
+    if (rule.scope === 'none') throw forbidden('no_document_access', undefined, 'You may not download any document.');
+    const { sql, principal: p } = ctx;
+    const [d] = await sql<Row[]>`
+      select d.id, d.run_id as "runId", d.number, d.scope, d.project_id as "projectId", pr.name as "projectName",
+             d.client_id as "clientId", c.name as "clientName", to_char(d.period_start, 'YYYY-MM-DD') as "periodStart",
+             d.format, d.version, d.locale, d.checksum, d.bytes, d.voided, d.redacted,
+             to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+             d.timesheet_id as "timesheetId", ${rule.where} as allowed,
+             case when ${rule.where} and not d.voided and not d.redacted then d.content end as content
+      from documents d
+      join clients c on c.id = d.client_id
+      left join projects pr on pr.id = d.project_id
+      where d.id = ${id} and d.workspace_id = ${p.workspaceId}`;
+    if (!d) throw notFound('unknown_document', undefined, 'No such document.');
+    if (!d.allowed) {
+      if (p.projectIds && d.scope === 'combined') {
+        throw forbidden('combined_document_forbidden', undefined, 'A token restricted to projects may download only project documents.');
+      }
+      throw forbidden('document_forbidden', undefined, 'You may not download this document.');
     }
-    throw forbidden('document_forbidden', undefined, 'You may not download this document.');
-  }
-  if (d.voided) throw conflict('document_voided', undefined, 'This document was voided with its billing run.');
-  if (d.redacted) {
-    const currentId = await currentVersionId(ctx, d.timesheetId, d.format);
-    throw conflict('document_redacted', currentId ? { currentId } : undefined, 'A redaction superseded this document; fetch the current version.');
-  }
-  if (!d.content) throw notFound('file_unavailable', undefined, 'The file of this document is not available.');
-  const { timesheetId: _sheet, allowed: _allowed, content, ...document } = d;
-  const filename = `${d.number}.${d.format}`;
-  const inline = d.format === 'html';
-  return {
-    bytes: content,
-    contentType: CONTENT_TYPES[d.format],
-    filename,
-    disposition: inline ? 'inline' : 'attachment',
-    format: d.format,
-    document,
-  };
-}
+    if (d.voided) throw conflict('document_voided', undefined, 'This document was voided with its billing run.');
+    if (d.redacted) {
+      const currentId = await currentVersionId(ctx, d.timesheetId, d.format);
+      throw conflict('document_redacted', currentId ? { currentId } : undefined, 'A redaction superseded this document; fetch the current version.');
+    }
+    if (!d.content) throw notFound('file_unavailable', undefined, 'The file of this document is not available.');
+    const { timesheetId: _sheet, allowed: _allowed, content, ...document } = d;
+    const filename = `${d.number}.${d.format}`;
+    const inline = d.format === 'html';
+    return {
+      bytes: content,
+      contentType: CONTENT_TYPES[d.format],
+      filename,
+      disposition: inline ? 'inline' : 'attachment',
+      format: d.format,
+      document,
+    };
+  },
+});
 
 /**
  * The document in `format` of the newest version that superseded timesheet `sheetId` (following

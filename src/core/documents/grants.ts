@@ -1,36 +1,27 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { unknownPerson } from '../resolve/people.ts';
-import { parseUuid } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
+import { documentGrantsSchema, type DocumentGrant, type DocumentGrants, type GrantCandidate } from './list-schema.ts';
 
 export const setDocumentGrantInput = z.object({
   identityId: z.uuid().toLowerCase().describe('The workspace user to grant (or revoke) every document of the client.'),
   granted: z.boolean().describe('true grants, false revokes; either is idempotent.'),
 });
 
-/** The contract's Document grant entry. */
-export interface DocumentGrant {
-  id: string;
-  identityId: string;
-  name: string;
-  email: string | null;
-}
+const clientId = idField('The client (uuid).');
+const listGrantsInput = withReasons(z.object({ id: clientId }), { id: 'bad_uuid' });
+const setGrantInput = withReasons(setDocumentGrantInput.extend({ id: clientId }), { id: 'bad_uuid' });
 
-export type GrantCandidate = Omit<DocumentGrant, 'id'>;
-
-export interface DocumentGrants {
-  grants: DocumentGrant[];
-  candidates: GrantCandidate[];
-}
+export type { DocumentGrant, DocumentGrants, GrantCandidate } from './list-schema.ts';
 
 /** The path's client, of this workspace: else 404 `unknown_client`. */
-async function loadClientId(ctx: Ctx, raw: unknown): Promise<string> {
-  const clientId = parseUuid(raw, 'id');
+async function requireClient(ctx: Ctx, clientId: string): Promise<void> {
   const [c] = await ctx.sql`select 1 from clients where id = ${clientId} and workspace_id = ${ctx.principal.workspaceId}`;
   if (!c) throw notFound('unknown_client', undefined, 'No such client.');
-  return clientId;
 }
 
 /**
@@ -38,23 +29,28 @@ async function loadClientId(ctx: Ctx, raw: unknown): Promise<string> {
  * who could get one. Candidates are the members and agents without one: Owner and Admin download
  * every document already, and client users never hold grants (the rule ignores them).
  */
-export async function listDocumentGrants(ctx: Ctx, input: unknown): Promise<DocumentGrants> {
-  authorize(ctx, 'documents.grants.list');
-  const clientId = await loadClientId(ctx, (input as { clientId?: unknown } | undefined)?.clientId);
-  const { sql, principal: p } = ctx;
-  const grants = await sql<DocumentGrant[]>`
-    select g.id, g.identity_id as "identityId", i.name, i.email
-    from document_grants g join identities i on i.id = g.identity_id
-    where g.workspace_id = ${p.workspaceId} and g.client_id = ${clientId}
-    order by lower(i.name), i.id`;
-  const candidates = await sql<GrantCandidate[]>`
-    select m.identity_id as "identityId", i.name, i.email
-    from memberships m join identities i on i.id = m.identity_id
-    where m.workspace_id = ${p.workspaceId} and m.role in ('member', 'agent')
-      and not exists (select 1 from document_grants g where g.client_id = ${clientId} and g.identity_id = m.identity_id)
-    order by lower(i.name), i.id`;
-  return { grants: [...grants], candidates: [...candidates] };
-}
+export const listDocumentGrants = defineOp({
+  name: 'documents.grants.list',
+  action: 'documents.grants.list',
+  input: listGrantsInput,
+  output: documentGrantsSchema,
+  run: async (ctx, { id: clientId }): Promise<DocumentGrants> => {
+    await requireClient(ctx, clientId);
+    const { sql, principal: p } = ctx;
+    const grants = await sql<DocumentGrant[]>`
+      select g.id, g.identity_id as "identityId", i.name, i.email
+      from document_grants g join identities i on i.id = g.identity_id
+      where g.workspace_id = ${p.workspaceId} and g.client_id = ${clientId}
+      order by lower(i.name), i.id`;
+    const candidates = await sql<GrantCandidate[]>`
+      select m.identity_id as "identityId", i.name, i.email
+      from memberships m join identities i on i.id = m.identity_id
+      where m.workspace_id = ${p.workspaceId} and m.role in ('member', 'agent')
+        and not exists (select 1 from document_grants g where g.client_id = ${clientId} and g.identity_id = m.identity_id)
+      order by lower(i.name), i.id`;
+    return { grants: [...grants], candidates: [...candidates] };
+  },
+});
 
 /**
  * PUT /clients/{id}/document-grants (Owner/Admin, session): grants or revokes, idempotently. A
@@ -62,14 +58,16 @@ export async function listDocumentGrants(ctx: Ctx, input: unknown): Promise<Docu
  * 404 `unknown_person` of a person acted for. A revoke also clears the grant of someone who has
  * since left the workspace, so the list never shows a grant that cannot be removed.
  */
-export async function setDocumentGrant(ctx: Ctx, input: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'documents.grants.set');
-  const raw = (input ?? {}) as { clientId?: unknown };
-  const clientId = parseUuid(raw.clientId, 'id');
-  const body = setDocumentGrantInput.parse(input);
-  return tx(ctx, async (ctx) => {
+export const setDocumentGrant = defineOp({
+  name: 'documents.grants.set',
+  action: 'documents.grants.set',
+  input: setGrantInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, body): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
-    await loadClientId(ctx, clientId);
+    const clientId = body.id;
+    await requireClient(ctx, clientId);
     if (body.granted) {
       const [m] = await sql`
         select 1 from memberships m where m.workspace_id = ${p.workspaceId} and m.identity_id = ${body.identityId}
@@ -89,5 +87,5 @@ export async function setDocumentGrant(ctx: Ctx, input: unknown): Promise<{ ok: 
       if (!m) throw unknownPerson('subject', { identityId: body.identityId });
     }
     return { ok: true as const };
-  });
-}
+  },
+});

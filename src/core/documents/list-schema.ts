@@ -1,9 +1,60 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { DocumentGrants } from './grants.ts';
-import type { DocumentList, TimesheetDocument } from './list.ts';
+import type { DocumentScope } from './access.ts';
 
-/** Response schemas of the contract's Document, DocumentList and document grants. */
+/**
+ * Response schemas of the contract's Document, DocumentList and document grants, with the result
+ * types they describe (here, not in the operations that declare them as output, so no circle).
+ */
+
+export interface DocumentDelivery {
+  email: string | null;
+  state: 'pending' | 'sent' | 'failed' | 'skipped' | 'unknown';
+  detail: string | null;
+  attemptedAt: string | null;
+}
+
+/** The contract's Document (a client timesheet). */
+export interface TimesheetDocument {
+  id: string;
+  runId: string;
+  number: string;
+  scope: 'combined' | 'project';
+  projectId: string | null;
+  projectName: string | null;
+  clientId: string;
+  clientName: string;
+  periodStart: string;
+  format: 'html' | 'pdf' | 'csv';
+  version: number;
+  locale: string;
+  checksum: string;
+  bytes: number;
+  voided: boolean;
+  redacted: boolean;
+  createdAt: string;
+  deliveries: DocumentDelivery[];
+}
+
+export interface DocumentList {
+  documents: TimesheetDocument[];
+  scope: DocumentScope;
+}
+
+/** The contract's Document grant entry. */
+export interface DocumentGrant {
+  id: string;
+  identityId: string;
+  name: string;
+  email: string | null;
+}
+
+export type GrantCandidate = Omit<DocumentGrant, 'id'>;
+
+export interface DocumentGrants {
+  grants: DocumentGrant[];
+  candidates: GrantCandidate[];
+}
 
 export const documentSchema = describing<TimesheetDocument>()(
   z

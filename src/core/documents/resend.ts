@@ -1,15 +1,16 @@
-import { authorize } from '../access/authorize.ts';
+import { z } from 'zod';
 import { enqueueDelivery } from '../billing/progress.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { conflict, notFound } from '../errors.ts';
-import { audited } from '../ops/audit.ts';
-import { parseUuid } from '../validation.ts';
-import type { DocumentDelivery } from './list.ts';
+import { defineOp } from '../operation.ts';
+import { idField, withReasons } from '../validation.ts';
+import { deliveryStateSchema, type DeliveryState } from './delivery-schema.ts';
 
-/** A delivery as the resend answers it: the contract's delivery entry, with its id. */
-export interface DeliveryState extends DocumentDelivery {
-  id: string;
-}
+export type { DeliveryState } from './delivery-schema.ts';
+
+const resendInput = withReasons(z.object({ id: idField('The document (uuid).'), deliveryId: idField('The delivery (uuid).') }), {
+  id: 'bad_uuid',
+  deliveryId: 'bad_uuid',
+});
 
 /** Only these end states are an operator's to retry: `sent` and `skipped` are settled, `pending` is in flight. */
 const RESENDABLE = ['failed', 'unknown'];
@@ -26,16 +27,14 @@ const RESENDABLE = ['failed', 'unknown'];
  * document's timesheet (else 404); a voided run's deliveries are history (409 `run_voided`).
  * Audited (`delivery.resend`, with the door it came through), refusals too.
  */
-export async function resendDelivery(ctx: Ctx, input: unknown): Promise<DeliveryState> {
-  const raw = (input ?? {}) as { documentId?: unknown; deliveryId?: unknown };
-  return audited(ctx, 'delivery.resend', `delivery ${String(raw.deliveryId)}`, (ctx) => resendAudited(ctx, raw));
-}
-
-async function resendAudited(ctx: Ctx, raw: { documentId?: unknown; deliveryId?: unknown }): Promise<DeliveryState> {
-  authorize(ctx, 'documents.resend');
-  const documentId = parseUuid(raw.documentId, 'id');
-  const deliveryId = parseUuid(raw.deliveryId, 'deliveryId');
-  return tx(ctx, async (ctx) => {
+export const resendDelivery = defineOp({
+  name: 'documents.resend',
+  action: 'documents.resend',
+  input: resendInput,
+  output: deliveryStateSchema,
+  tx: true,
+  audit: { action: 'delivery.resend', target: (sent) => `delivery ${String(sent.deliveryId)}` },
+  run: async (ctx, { id: documentId, deliveryId }): Promise<DeliveryState> => {
     const { sql, principal: p } = ctx;
     const now = ctx.now();
     const [doc] = await sql<{ timesheetId: string }[]>`
@@ -63,5 +62,5 @@ async function resendAudited(ctx: Ctx, raw: { documentId?: unknown; deliveryId?:
     await sql`update billing_runs set status = 'delivering', completed_at = null where id = ${d.runId} and status = 'completed'`;
     await enqueueDelivery(sql, { id: deliveryId, workspaceId: p.workspaceId }, true);
     return row!;
-  });
-}
+  },
+});

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { getRun, listRunEntries, listRunEntriesInput, listRuns, listRunsInput } from '../../core/billing/list.ts';
+import { getRun, listRunEntries, listRunEntriesQuery, listRuns, listRunsInput } from '../../core/billing/list.ts';
 import { startRun, startRunInput } from '../../core/billing/start.ts';
-import { voidRun, voidRunInput } from '../../core/billing/void.ts';
-import { coreCtx } from '../context.ts';
+import { voidRun, voidRunFields } from '../../core/billing/void.ts';
 import { defineRoute, idParam } from '../route-table.ts';
-import { billingRunListSchema, billingRunSchema, runEntryPageSchema, runPreviewSchema } from '../../core/billing/run-schema.ts';
+import { billingRunSchema, runPreviewSchema } from '../../core/billing/run-schema.ts';
 
 const runParams = z.object({ id: idParam() });
 
@@ -13,54 +12,17 @@ export const billingRoutes = [
   defineRoute({
     method: 'POST',
     path: '/billing/runs',
-    action: 'billing.runs.create',
+    op: startRun,
     input: { body: startRunInput },
     output: { 200: runPreviewSchema, 201: billingRunSchema },
-    handler: async ({ ctx, deps }) => {
-      const result = await startRun(coreCtx(deps, ctx), ctx.request.body);
+    // a preview writes nothing (200); a run is created (201)
+    respond: (ctx, result) => {
       ctx.status = result.dryRun ? 200 : 201;
       ctx.body = result;
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/billing/runs',
-    action: 'billing.runs.list',
-    input: { query: listRunsInput },
-    output: billingRunListSchema,
-    handler: async ({ ctx, deps }) => {
-      ctx.body = await listRuns(coreCtx(deps, ctx), ctx.query);
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/billing/runs/:id',
-    action: 'billing.runs.read',
-    input: { params: runParams },
-    output: billingRunSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await getRun(coreCtx(deps, ctx), { runId: params.id });
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/billing/runs/:id/entries',
-    action: 'billing.runs.read',
-    input: { params: runParams, query: listRunEntriesInput.omit({ runId: true }) },
-    output: runEntryPageSchema,
-    handler: async ({ ctx, deps, params }) => {
-      ctx.body = await listRunEntries(coreCtx(deps, ctx), { ...ctx.query, runId: params.id });
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/billing/runs/:id/void',
-    action: 'billing.runs.void',
-    input: { params: runParams, body: voidRunInput.omit({ runId: true }) },
-    output: billingRunSchema,
-    handler: async ({ ctx, deps, params }) => {
-      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-      ctx.body = await voidRun(coreCtx(deps, ctx), { ...body, runId: params.id });
-    },
-  }),
+  defineRoute({ method: 'GET', path: '/billing/runs', op: listRuns, input: { query: listRunsInput } }),
+  defineRoute({ method: 'GET', path: '/billing/runs/:id', op: getRun, input: { params: runParams } }),
+  defineRoute({ method: 'GET', path: '/billing/runs/:id/entries', op: listRunEntries, input: { params: runParams, query: listRunEntriesQuery } }),
+  defineRoute({ method: 'POST', path: '/billing/runs/:id/void', op: voidRun, input: { params: runParams, body: voidRunFields } }),
 ];

@@ -74,18 +74,16 @@ export const listDocumentsTool = defineTool({
   description:
     'Client timesheet documents you may download, newest first. scope is the widest rule you hold: all, client, projects, or none (then the list is empty).',
   toolset: 'documents',
-  action: 'documents.list',
+  op: listDocuments,
   idempotent: true,
   input: () => z.object({ client: clientArg.optional(), runId: z.string().optional().describe('Billing run id.') }),
   output: documentList,
   fields: { clientId: 'client' },
-  run: async (ctx, a) => {
-    const list = await listDocuments(ctx, defined({ clientId: await clientFilter(ctx, a.client), runId: a.runId }));
-    return {
-      scope: list.scope,
-      documents: list.documents.map((d) => ({ ...compactDocument(d), deliveries: d.deliveries.map(({ email, state }) => ({ email, state })) })),
-    };
-  },
+  args: async (ctx, a) => defined({ clientId: await clientFilter(ctx, a.client), runId: a.runId }),
+  result: (list) => ({
+    scope: list.scope,
+    documents: list.documents.map((d) => ({ ...compactDocument(d), deliveries: d.deliveries.map(({ email, state }) => ({ email, state })) })),
+  }),
   content: (_result, out) => {
     const list = out as z.output<typeof documentList>;
     const text = [`scope: ${list.scope}`, lines(list.documents, documentLine, 'No documents.')].join('\n');
@@ -114,15 +112,13 @@ export const getDocumentTool = defineTool({
   title: 'Get document',
   description: 'One document of list_documents with its file: html and csv as text, pdf as a base64 resource. Voided and redacted ones are refused.',
   toolset: 'documents',
-  action: 'documents.download',
+  op: downloadDocument,
   idempotent: true,
   input: () => z.object({ id: z.string().describe('Document id.') }),
   output: documentFields,
-  run: async (ctx, a) => {
-    const file = await downloadDocument(ctx, { documentId: a.id });
-    const result = { ...compactDocument(file.document), file };
-    return result;
-  },
+  args: (_ctx, a) => ({ id: a.id }),
+  // the file rides along for `content` (the output schema drops it from the structured content)
+  result: (file) => ({ ...compactDocument(file.document), file }),
   content: documentContent,
 });
 
@@ -132,7 +128,7 @@ export const getBankBalancesTool = defineTool({
   description:
     "Prepaid time banks: deposited, consumed (billed) and remaining minutes. Owner/admin: all; project managers: their projects' clients; billing contacts: their client.",
   toolset: 'documents',
-  action: 'banks.balances',
+  op: getBankBalances,
   idempotent: true,
   input: () => z.object({ client: clientArg.optional() }),
   output: z.object({
@@ -149,7 +145,7 @@ export const getBankBalancesTool = defineTool({
     ),
   }),
   fields: { clientId: 'client' },
-  run: async (ctx, a) => getBankBalances(ctx, defined({ clientId: await clientFilter(ctx, a.client) })),
+  args: async (ctx, a) => defined({ clientId: await clientFilter(ctx, a.client) }),
   text: (b) =>
     lines(
       b.banks,

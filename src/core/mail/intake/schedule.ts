@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import type { Db } from '../../../db/connect.ts';
-import { authorize } from '../../access/authorize.ts';
-import { tx, type Ctx } from '../../ctx.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { jobTx, type JobCtx } from '../../jobs/ctx.ts';
 import { pollJob } from '../../jobs/catalog.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
+import { defineOp } from '../../operation.ts';
+import { pollQueuedSchema } from './schema.ts';
 
 /**
  * Queues a poll of one mailbox. One job key per mailbox: while a poll waits or runs another adds
@@ -33,13 +34,17 @@ export async function schedulePolls(ctx: JobCtx): Promise<{ queued: number }> {
 }
 
 /** POST /mailbox/poll: polls now (202), the same job as the minute's, so never beside one already waiting or running. */
-export async function requestPoll(ctx: Ctx): Promise<{ queued: true }> {
-  authorize(ctx, 'mailbox.poll');
-  return tx(ctx, async ({ sql, principal: p }) => {
+export const requestPoll = defineOp({
+  name: 'mailbox.poll',
+  action: 'mailbox.poll',
+  input: z.object({}),
+  output: pollQueuedSchema,
+  tx: true,
+  run: async ({ sql, principal: p }): Promise<{ queued: true }> => {
     const [mb] = await sql<{ id: string; enabled: boolean }[]>`select id, enabled from mailboxes where workspace_id = ${p.workspaceId}`;
     if (!mb) throw notFound('no_mailbox', undefined, 'This workspace has no mailbox.');
     if (!mb.enabled) throw conflict('mailbox_disabled', undefined, 'The mailbox is disabled; enable it to poll it.');
     await enqueuePoll(sql, { id: mb.id, workspaceId: p.workspaceId });
     return { queued: true as const };
-  });
-}
+  },
+});

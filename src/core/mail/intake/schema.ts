@@ -1,9 +1,30 @@
 import { z } from 'zod';
 import { dateTimeOut, describing, uuidOut } from '../../response-schema.ts';
-import type { IntakeLogEntry } from './log.ts';
 import type { Mailbox } from './present.ts';
 
-/** Response schemas of the intake mailbox (/mailbox, /mailbox/poll, /mailbox/messages). The password is never in them. */
+/**
+ * Response schemas of the intake mailbox (/mailbox, /mailbox/poll, /mailbox/messages), with the
+ * intake log's entry type (here, not in the operation that declares it as output, so no circle).
+ * The password is never in them.
+ */
+
+/** One message the intake read, and what became of it. */
+export interface IntakeLogEntry {
+  id: string;
+  messageId: string | null;
+  from: string | null;
+  subject: string | null;
+  receivedAt: string;
+  status: 'imported' | 'reply' | 'ignored' | 'quarantined';
+  /** Why it was ignored or quarantined: a code, then for failures the error text (`ticket_failed: ...`). */
+  reason: string | null;
+  /** What proved the sender, or did not (issue 19): `reply-token=valid`, `dkim=pass (d=acme.test) dmarc=pass`, `dkim=none dmarc=fail` ... */
+  verdict: string | null;
+  ticketId: string | null;
+  commentId: string | null;
+  /** The message's UID in the mailbox's folder (under the folder's UIDVALIDITY then): where to find a quarantined one. */
+  uid: number | null;
+}
 
 export const mailboxSchema = describing<Mailbox>()(
   z

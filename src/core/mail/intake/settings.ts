@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { authorize } from '../../access/authorize.ts';
 import { tx, type Ctx } from '../../ctx.ts';
 import { invalid, notFound } from '../../errors.ts';
-import { requireAllowedHost, type OutboundGuard } from '../../net/outbound.ts';
-import { secretKeyMissing, type SecretBox } from '../secret-box.ts';
+import { requireAllowedHost } from '../../net/outbound.ts';
+import { defineOp } from '../../operation.ts';
+import type { MailboxMachinery } from '../machinery.ts';
+import { secretKeyMissing } from '../secret-box.ts';
 import { passwordContext, presentMailbox, type Mailbox } from './present.ts';
+import { mailboxSchema } from './schema.ts';
 
 export const setMailboxInput = z.object({
   host: z
@@ -49,13 +51,24 @@ export const setMailboxInput = z.object({
 
 const noMailbox = () => notFound('no_mailbox', undefined, 'This workspace has no mailbox.');
 
-/** GET /mailbox: Owner/Admin from a browser session; 404 `no_mailbox` when none is set. */
-export async function getMailbox(ctx: Ctx): Promise<Mailbox> {
-  authorize(ctx, 'mailbox.read');
-  const mailbox = await presentMailbox(ctx.sql, ctx.principal.workspaceId);
-  if (!mailbox) throw noMailbox();
-  return mailbox;
+/** The mailbox machinery the composition root put on the context; without it a mailbox cannot be written (a wiring bug, 500). */
+function machineryOf(ctx: Ctx): MailboxMachinery {
+  if (!ctx.mailbox) throw new Error('mailbox settings need the mailbox machinery on the context (Services.mailbox)');
+  return ctx.mailbox;
 }
+
+/** GET /mailbox: Owner/Admin from a browser session; 404 `no_mailbox` when none is set. */
+export const getMailbox = defineOp({
+  name: 'mailbox.read',
+  action: 'mailbox.read',
+  input: z.object({}),
+  output: mailboxSchema,
+  run: async (ctx): Promise<Mailbox> => {
+    const mailbox = await presentMailbox(ctx.sql, ctx.principal.workspaceId);
+    if (!mailbox) throw noMailbox();
+    return mailbox;
+  },
+});
 
 /**
  * PUT /mailbox: creates or replaces the workspace's one mailbox. The password is sealed with the
@@ -65,52 +78,63 @@ export async function getMailbox(ctx: Ctx): Promise<Mailbox> {
  * A new server, account or folder starts over: the next poll scans the folder's unseen messages
  * (the dedupe keys keep anything from being imported twice). The host passes the outbound guard
  * (400 `host_not_allowed`: loopback unless allowed, private, link-local, metadata); the poll
- * checks it again when it connects, since what a name resolves to can change.
+ * checks it again when it connects, since what a name resolves to can change. The host is checked
+ * (a DNS lookup) before the transaction opens, so no row lock waits on the resolver.
  */
-export async function setMailbox(ctx: Ctx, input: unknown, secrets: SecretBox | null, outbound: OutboundGuard): Promise<Mailbox> {
-  authorize(ctx, 'mailbox.write');
-  const body = setMailboxInput.parse(input ?? {});
-  const moveTo = body.afterImport === 'move' ? (body.moveTo ?? null) : null;
-  if (body.afterImport === 'move' && !moveTo) throw invalid('move_to_required', { field: 'moveTo' }, 'Name the folder handled messages are moved to.');
-  if (moveTo === body.folder) throw invalid('move_to_same_folder', { field: 'moveTo' }, 'Handled messages must move to another folder than the one read.');
-  await requireAllowedHost(outbound, body.host, 'host');
-  return tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
-    const [current] = await sql<{ host: string; port: number; username: string; folder: string }[]>`
-      select host, port, username, folder from mailboxes where workspace_id = ${p.workspaceId} for update`;
-    const account = !current || current.host !== body.host || current.port !== body.port || current.username !== body.user;
-    if (account && body.password === undefined) {
-      throw invalid('password_required', { field: 'password' }, 'Give the password: the mailbox is new, or its server or account changed.');
-    }
-    let sealed: Buffer | null = null;
-    if (body.password !== undefined) {
-      if (!secrets) throw secretKeyMissing();
-      sealed = secrets.seal(body.password, passwordContext(p.workspaceId));
-    }
-    const now = ctx.now();
-    if (!current) {
-      await sql`
-        insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, folder, after_import, move_to, enabled, trusted_authserv_id,
-                               created_at, updated_at)
-        values (${p.workspaceId}, ${body.host}, ${body.port}, ${body.secure}, ${body.user}, ${sealed}, ${body.folder}, ${body.afterImport}, ${moveTo},
-                ${body.enabled}, ${body.trustedAuthservId ?? null}, ${now}, ${now})`;
-    } else {
-      const restart = account || current.folder !== body.folder;
-      await sql`
-        update mailboxes set host = ${body.host}, port = ${body.port}, secure = ${body.secure}, username = ${body.user},
-               password_sealed = coalesce(${sealed}::bytea, password_sealed), folder = ${body.folder}, after_import = ${body.afterImport},
-               move_to = ${moveTo}, enabled = ${body.enabled}, trusted_authserv_id = ${body.trustedAuthservId ?? null}, updated_at = ${now},
-               ${restart ? sql`settings_version = settings_version + 1, uid_validity = null, last_uid = 0,` : sql``}
-               last_error = ${restart || sealed !== null ? null : sql`last_error`}
-        where workspace_id = ${p.workspaceId}`;
-    }
-    return (await presentMailbox(sql, p.workspaceId))!;
-  });
-}
+export const setMailbox = defineOp({
+  name: 'mailbox.write',
+  action: 'mailbox.write',
+  input: setMailboxInput,
+  output: mailboxSchema,
+  run: async (ctx, body): Promise<Mailbox> => {
+    const { secrets, outbound } = machineryOf(ctx);
+    const moveTo = body.afterImport === 'move' ? (body.moveTo ?? null) : null;
+    if (body.afterImport === 'move' && !moveTo) throw invalid('move_to_required', { field: 'moveTo' }, 'Name the folder handled messages are moved to.');
+    if (moveTo === body.folder) throw invalid('move_to_same_folder', { field: 'moveTo' }, 'Handled messages must move to another folder than the one read.');
+    await requireAllowedHost(outbound, body.host, 'host');
+    return tx(ctx, async (ctx) => {
+      const { sql, principal: p } = ctx;
+      const [current] = await sql<{ host: string; port: number; username: string; folder: string }[]>`
+        select host, port, username, folder from mailboxes where workspace_id = ${p.workspaceId} for update`;
+      const account = !current || current.host !== body.host || current.port !== body.port || current.username !== body.user;
+      if (account && body.password === undefined) {
+        throw invalid('password_required', { field: 'password' }, 'Give the password: the mailbox is new, or its server or account changed.');
+      }
+      let sealed: Buffer | null = null;
+      if (body.password !== undefined) {
+        if (!secrets) throw secretKeyMissing();
+        sealed = secrets.seal(body.password, passwordContext(p.workspaceId));
+      }
+      const now = ctx.now();
+      if (!current) {
+        await sql`
+          insert into mailboxes (workspace_id, host, port, secure, username, password_sealed, folder, after_import, move_to, enabled, trusted_authserv_id,
+                                 created_at, updated_at)
+          values (${p.workspaceId}, ${body.host}, ${body.port}, ${body.secure}, ${body.user}, ${sealed}, ${body.folder}, ${body.afterImport}, ${moveTo},
+                  ${body.enabled}, ${body.trustedAuthservId ?? null}, ${now}, ${now})`;
+      } else {
+        const restart = account || current.folder !== body.folder;
+        await sql`
+          update mailboxes set host = ${body.host}, port = ${body.port}, secure = ${body.secure}, username = ${body.user},
+                 password_sealed = coalesce(${sealed}::bytea, password_sealed), folder = ${body.folder}, after_import = ${body.afterImport},
+                 move_to = ${moveTo}, enabled = ${body.enabled}, trusted_authserv_id = ${body.trustedAuthservId ?? null}, updated_at = ${now},
+                 ${restart ? sql`settings_version = settings_version + 1, uid_validity = null, last_uid = 0,` : sql``}
+                 last_error = ${restart || sealed !== null ? null : sql`last_error`}
+          where workspace_id = ${p.workspaceId}`;
+      }
+      return (await presentMailbox(sql, p.workspaceId))!;
+    });
+  },
+});
 
 /** DELETE /mailbox: polling stops; the intake log stays (its dedupe keys too, should the mailbox be connected again). */
-export async function deleteMailbox(ctx: Ctx): Promise<void> {
-  authorize(ctx, 'mailbox.write');
-  const rows = await ctx.sql`delete from mailboxes where workspace_id = ${ctx.principal.workspaceId} returning id`;
-  if (rows.length === 0) throw noMailbox();
-}
+export const deleteMailbox = defineOp({
+  name: 'mailbox.delete',
+  action: 'mailbox.write',
+  input: z.object({}),
+  output: null,
+  run: async (ctx): Promise<void> => {
+    const rows = await ctx.sql`delete from mailboxes where workspace_id = ${ctx.principal.workspaceId} returning id`;
+    if (rows.length === 0) throw noMailbox();
+  },
+});
