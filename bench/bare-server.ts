@@ -10,9 +10,10 @@ const [port, url, slug] = process.argv.slice(2);
 const sql = postgres(url!, { max: 1 });
 const [ws] = await sql`select id from workspaces where slug = ${slug!}`;
 const { getWorkflow } = await import('../src/core/workflow/get.ts');
+const { runOp } = await import('../src/core/operation.ts');
 // A read token of an owner: the same workflow JSON the route answers (the core authorizes every read).
 const principal = { workspaceId: ws!.id, role: 'owner', via: 'token', scopes: new Set(['read']), projectIds: null, clientId: null } as never;
-const body = JSON.stringify(await getWorkflow({ sql, now: () => new Date(), principal }));
+const body = JSON.stringify(await runOp(getWorkflow, { sql, now: () => new Date(), principal }, {}));
 await sql.end();
 
 const app = new Koa();

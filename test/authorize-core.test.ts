@@ -185,9 +185,9 @@ function ctxOf(person: Person, as: As = {}): Ctx {
 
 /** Each action's core operation, called with inputs valid enough to reach its ticket checks. */
 const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
-  'workflow.read': (ctx) => getWorkflow(ctx),
-  'projects.list': (ctx) => listProjects(ctx),
-  'people.list': (ctx) => listPeople(ctx, {}),
+  'workflow.read': (ctx) => runOp(getWorkflow, ctx, {}),
+  'projects.list': (ctx) => runOp(listProjects, ctx, {}),
+  'people.list': (ctx) => runOp(listPeople, ctx, {}),
   'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
   'billing.runs.list': (ctx) => listRuns(ctx, {}),
   'billing.runs.read': (ctx) => getRun(ctx, { runId: randomUUID() }),
@@ -259,7 +259,7 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'ops.read': (ctx) => runOp(queueCounts, ctx, {}),
   'ops.act': (ctx) => runOp(retryJob, ctx, { jobId: '1' }),
   'ops.destroy': (ctx) => runOp(opsVoidRun, ctx, { runId: randomUUID(), reason: 'probe' }),
-  'members.role': (ctx) => changeRole(ctx, { identityId: w.member.id, role: 'member' }),
+  'members.role': (ctx) => runOp(changeRole, ctx, { identityId: w.member.id, role: 'member' }),
   'ops.operators.set': (ctx) => runOp(setBillingOperator, ctx, { identityId: w.member.id, billingOperator: false }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),

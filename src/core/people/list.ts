@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
 import { clientOnProject } from '../access/visible.ts';
 import { isAdminRole, isClientRole, type Principal, type Role } from '../auth/principal.ts';
-import type { Ctx } from '../ctx.ts';
 import type { Db } from '../../db/connect.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 
 export const PEOPLE_LIMIT_MAX = 200;
 
@@ -50,12 +48,16 @@ function visiblePeople(sql: Db, p: Principal): Fragment {
  * The people the caller may see (see visiblePeople), by name, optionally filtered by text in
  * their name or email. `omitted` counts matches beyond `limit`.
  */
-export async function listPeople(ctx: Ctx, input: unknown): Promise<{ people: PersonListItem[]; omitted: number }> {
-  authorize(ctx, 'people.list');
-  const q = parseInput(listPeopleInput, input);
-  const { sql, principal: p } = ctx;
-  const text = q.q ? `%${q.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const rows = await sql<(PersonListItem & { total: number })[]>`
+export const listPeople = defineOp({
+  name: 'people.list',
+  action: 'people.list',
+  input: listPeopleInput,
+  // no REST route: list_people shapes its own result
+  output: null,
+  run: async (ctx, q): Promise<{ people: PersonListItem[]; omitted: number }> => {
+    const { sql, principal: p } = ctx;
+    const text = q.q ? `%${q.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const rows = await sql<(PersonListItem & { total: number })[]>`
     select i.id, person_name(m.workspace_id, i.id, i.name) as name, i.email, m.role, i.kind,
            case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end as client,
            count(*) over ()::int as total
@@ -66,6 +68,7 @@ export async function listPeople(ctx: Ctx, input: unknown): Promise<{ people: Pe
       ${text ? sql`and (lower(person_name(m.workspace_id, i.id, i.name)) like ${text} or lower(coalesce(i.email, '')) like ${text})` : sql``}
     order by lower(person_name(m.workspace_id, i.id, i.name)), i.id
     limit ${q.limit}`;
-  const total = rows[0]?.total ?? 0;
-  return { people: rows.map(({ total: _t, ...person }) => person), omitted: Math.max(0, total - rows.length) };
-}
+    const total = rows[0]?.total ?? 0;
+    return { people: rows.map(({ total: _t, ...person }) => person), omitted: Math.max(0, total - rows.length) };
+  },
+});

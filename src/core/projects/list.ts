@@ -1,6 +1,6 @@
-import { authorize } from '../access/authorize.ts';
+import { z } from 'zod';
 import { addressableProject } from '../access/visible.ts';
-import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 
 export interface ProjectListItem {
   id: string;
@@ -15,10 +15,15 @@ export interface ProjectListItem {
  * The projects the caller may address by name, ordered by key: the same set the project resolver
  * lists as choices (`addressableProject`, src/core/access/visible.ts).
  */
-export async function listProjects(ctx: Ctx): Promise<{ projects: ProjectListItem[] }> {
-  authorize(ctx, 'projects.list');
-  const { sql, principal: p } = ctx;
-  const projects = await sql<ProjectListItem[]>`
+export const listProjects = defineOp({
+  name: 'projects.list',
+  action: 'projects.list',
+  input: z.object({}),
+  // no REST route: list_projects shapes its own result
+  output: null,
+  run: async (ctx): Promise<{ projects: ProjectListItem[] }> => {
+    const { sql, principal: p } = ctx;
+    const projects = await sql<ProjectListItem[]>`
     select pr.id, pr.key, pr.name,
            case when c.id is null then null else json_build_object('id', c.id, 'code', c.code, 'name', c.name) end as "billingClient",
            case when pm.project_id is null then null else json_build_object('access', pm.access, 'isManager', pm.is_manager) end as membership
@@ -28,5 +33,6 @@ export async function listProjects(ctx: Ctx): Promise<{ projects: ProjectListIte
     where pr.workspace_id = ${p.workspaceId}
       and ${addressableProject(sql, p, 'pr')}
     order by pr.key`;
-  return { projects: [...projects] };
-}
+    return { projects: [...projects] };
+  },
+});

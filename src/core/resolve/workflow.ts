@@ -1,4 +1,5 @@
 import type { Ctx } from '../ctx.ts';
+import { runOp } from '../operation.ts';
 import { getWorkflow, type Workflow } from '../workflow/get.ts';
 import { fold, isUuid, unknownName } from './common.ts';
 
@@ -24,7 +25,7 @@ function match(items: readonly Keyed[], value: string): Keyed | undefined {
  */
 export async function resolveWorkflowId(ctx: Ctx, vocabulary: Vocabulary, value: string, field: string): Promise<string> {
   if (isUuid(value)) return value.toLowerCase();
-  const items: Keyed[] = (await getWorkflow(ctx))[vocabulary];
+  const items: Keyed[] = (await runOp(getWorkflow, ctx, {}))[vocabulary];
   const hit = match(items, value);
   if (!hit)
     throw unknownName(
@@ -44,7 +45,7 @@ export async function resolveWorkflowIds(ctx: Ctx, vocabulary: Vocabulary, value
 /** Labels by id or name (case-insensitive) -> ids. */
 export async function resolveLabelIds(ctx: Ctx, values: readonly string[], field: string): Promise<string[]> {
   if (values.every(isUuid)) return values.map((v) => v.toLowerCase());
-  const labels: Workflow['labels'] = (await getWorkflow(ctx)).labels;
+  const labels: Workflow['labels'] = (await runOp(getWorkflow, ctx, {})).labels;
   return values.map((value, i) => {
     if (isUuid(value)) return value.toLowerCase();
     const hit = labels.find((l) => fold(l.name) === fold(value));

@@ -1,23 +1,25 @@
-import { authorize } from '../access/authorize.ts';
+import { z } from 'zod';
 import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { workflowSchema, type Workflow } from './schema.ts';
 
-export interface Workflow {
-  states: { id: string; key: string; name: string; category: 'open' | 'closed'; position: number; isDefault: boolean; isCustomerResolve: boolean }[];
-  kinds: { id: string; key: string; name: string; position: number; isInbound: boolean }[];
-  priorities: { id: string; key: string; name: string; position: number; isDefault: boolean }[];
-  labels: { id: string; name: string; color: string | null }[];
-}
+export type { Workflow } from './schema.ts';
 
 /**
  * GET /workflow: everything a client needs to render and validate ticket fields. Served from
  * the process cache when there is one (invalidated by NOTIFY from triggers on the workflow tables).
  */
-export async function getWorkflow(ctx: Ctx): Promise<Workflow> {
-  authorize(ctx, 'workflow.read');
-  const ws = ctx.principal.workspaceId;
-  if (ctx.caches) return ctx.caches.workflow.get(ws, () => loadWorkflow(ctx, ws)) as Promise<Workflow>;
-  return loadWorkflow(ctx, ws);
-}
+export const getWorkflow = defineOp({
+  name: 'workflow.read',
+  action: 'workflow.read',
+  input: z.object({}),
+  output: workflowSchema,
+  run: (ctx): Promise<Workflow> => {
+    const ws = ctx.principal.workspaceId;
+    if (ctx.caches) return ctx.caches.workflow.get(ws, () => loadWorkflow(ctx, ws)) as Promise<Workflow>;
+    return loadWorkflow(ctx, ws);
+  },
+});
 
 async function loadWorkflow(ctx: Ctx, ws: string): Promise<Workflow> {
   const [row] = await ctx.sql<[{ workflow: Workflow }]>`

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { describing, uuidOut } from '../response-schema.ts';
-import type { Workflow } from './get.ts';
+
+/** The workspace's vocabulary: what GET /workflow answers. */
+export interface Workflow {
+  states: { id: string; key: string; name: string; category: 'open' | 'closed'; position: number; isDefault: boolean; isCustomerResolve: boolean }[];
+  kinds: { id: string; key: string; name: string; position: number; isInbound: boolean }[];
+  priorities: { id: string; key: string; name: string; position: number; isDefault: boolean }[];
+  labels: { id: string; name: string; color: string | null }[];
+}
 
 /** Response schema of GET /workflow: states, kinds, priorities and labels. */
 export const workflowSchema = describing<Workflow>()(

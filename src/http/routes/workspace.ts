@@ -4,7 +4,6 @@ import { getWorkflow } from '../../core/workflow/get.ts';
 import { coreCtx } from '../context.ts';
 import { cachedJson } from '../json.ts';
 import { defineRoute, idParam } from '../route-table.ts';
-import { workflowSchema } from '../../core/workflow/schema.ts';
 import { createdTokenSchema, tokenListSchema } from '../../core/auth/schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
 
@@ -13,12 +12,12 @@ export const workspaceRoutes = [
   defineRoute({
     method: 'GET',
     path: '/workflow',
-    action: 'workflow.read',
+    op: getWorkflow,
     input: {},
-    output: workflowSchema,
-    handler: async ({ ctx, deps }) => {
+    // the cached workflow object is serialised once, not per request
+    respond: (ctx, workflow) => {
       ctx.type = 'application/json';
-      ctx.body = cachedJson(await getWorkflow(coreCtx(deps, ctx)));
+      ctx.body = cachedJson(workflow);
     },
   }),
   defineRoute({

@@ -13,7 +13,7 @@ export const listProjectsTool = defineTool({
   description:
     'Projects you can name in other tools (by key or name), with the billing client and your membership (full or limited, manager; null: not a member).',
   toolset: 'workflow',
-  action: 'projects.list',
+  op: listProjects,
   idempotent: true,
   input: () => z.object({}),
   output: z.object({
@@ -27,18 +27,16 @@ export const listProjectsTool = defineTool({
       }),
     ),
   }),
-  run: async (ctx) => {
-    const { projects } = await listProjects(ctx);
-    return {
-      projects: projects.map((p) => ({
-        id: p.id,
-        key: p.key,
-        name: p.name,
-        billingClient: p.billingClient?.name ?? null,
-        membership: p.membership ? (`${p.membership.access}${p.membership.isManager ? ' manager' : ''}` as const) : null,
-      })),
-    };
-  },
+  args: () => ({}),
+  result: ({ projects }) => ({
+    projects: projects.map((p) => ({
+      id: p.id,
+      key: p.key,
+      name: p.name,
+      billingClient: p.billingClient?.name ?? null,
+      membership: p.membership ? (`${p.membership.access}${p.membership.isManager ? ' manager' : ''}` as const) : null,
+    })),
+  }),
   text: (o) =>
     lines(
       o.projects,
@@ -53,7 +51,7 @@ export const listPeopleTool = defineTool({
   description:
     'People you may name as assignee, viewer or mention: colleagues, and client people of clients on your projects. Filter by text in name or email. Pass the email or name to other tools.',
   toolset: 'workflow',
-  action: 'people.list',
+  op: listPeople,
   idempotent: true,
   input: () =>
     z.object({
@@ -73,10 +71,11 @@ export const listPeopleTool = defineTool({
     omitted: z.number().describe('More matches beyond limit'),
   }),
   fields: { q: 'query' },
-  run: async (ctx, a) => {
-    const { people, omitted } = await listPeople(ctx, defined({ q: a.query, limit: a.limit }));
-    return { people: people.map((p) => ({ id: p.id, name: p.name, email: p.email, role: p.role, client: p.client?.name ?? null })), omitted };
-  },
+  args: (_ctx, a) => defined({ q: a.query, limit: a.limit }),
+  result: ({ people, omitted }) => ({
+    people: people.map((p) => ({ id: p.id, name: p.name, email: p.email, role: p.role, client: p.client?.name ?? null })),
+    omitted,
+  }),
   text: (o) =>
     [
       lines(o.people, (p) => `${p.name}${p.email ? ` <${p.email}>` : ''} ${p.role}${p.client ? ` (${p.client})` : ''}`, 'Nobody matches.'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from '../../core/ctx.ts';
+import { runOp } from '../../core/operation.ts';
 import { getWorkflow } from '../../core/workflow/get.ts';
 import { readTicketPage, type TicketPage } from '../../core/tickets/get.ts';
 import type { CommentWindow } from '../../core/tickets/page-sql.ts';
@@ -180,7 +181,7 @@ export const getTicketTool = defineTool({
 export async function readTicketDetail(ctx: Ctx, ticket: string, include: readonly Include[] = []): Promise<z.input<typeof ticketDetail>> {
   const [read, workflow] = await Promise.all([
     readTicketPage(ctx, { ref: ticket, comments: include.includes('comments') ? null : LATEST_COMMENTS }),
-    getWorkflow(ctx),
+    runOp(getWorkflow, ctx, {}),
   ]);
   // without ifNoneMatch the core always answers the page
   if (read.status !== 200) throw new Error('a read without If-None-Match answered 304');

@@ -10,7 +10,7 @@ export const getWorkflowTool = defineTool({
   description:
     'The workspace vocabulary: states (board order, open/closed, default, customer-resolve), kinds, priorities (position 0 most urgent) and labels. Tools accept them by id, key or name.',
   toolset: 'workflow',
-  action: 'workflow.read',
+  op: getWorkflow,
   idempotent: true,
   input: () => z.object({}),
   output: z.object({
@@ -21,7 +21,7 @@ export const getWorkflowTool = defineTool({
     priorities: z.array(z.object({ ...named, position: z.number().int(), isDefault: z.boolean() })),
     labels: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
   }),
-  run: (ctx) => getWorkflow(ctx),
+  args: () => ({}),
   text: (w) =>
     [
       `States: ${w.states.map((s) => `${s.name} (${s.category}${s.isDefault ? ', default' : ''})`).join(', ')}`,
