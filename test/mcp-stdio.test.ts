@@ -130,7 +130,7 @@ describe('wt mcp over stdio', () => {
     expect(names(env)).toContain('search_tickets');
     expect(names(env)).not.toContain('create_ticket');
     const flag = await wtMcp(list, {}, ['--readonly', '--toolsets', 'workflow']);
-    expect(names(flag)).toEqual(['get_workflow', 'list_projects', 'list_people']);
+    expect(names(flag)).toEqual(['get_workflow', 'list_projects', 'list_people', 'list_clients']);
 
     const typo = await wtMcp(list, { WT_MCP_TOOLSETS: 'ticket' });
     expect(typo.code).toBe(2);

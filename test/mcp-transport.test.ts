@@ -97,7 +97,7 @@ describe('MCP over Streamable HTTP', () => {
     const ro = await names(readOnly);
     expect(ro.length).toBeGreaterThan(0);
     expect(await names(token, '?readonly=1')).toEqual(ro);
-    expect(await names(token, '?toolsets=workflow')).toEqual(['get_workflow', 'list_projects', 'list_people']);
+    expect(await names(token, '?toolsets=workflow')).toEqual(['get_workflow', 'list_projects', 'list_people', 'list_clients']);
     const none = (await makeToken(app.db.sql, ws, member, { scopes: ['write'] })).token;
     expect(await names(none)).toEqual([]);
   });

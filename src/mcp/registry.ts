@@ -1,6 +1,7 @@
 import type { ToolDef } from './tool.ts';
 import { getBoardColumnTool, getBoardTool, getMyWorkTool } from './tools/board.ts';
 import { listChangesTool } from './tools/changes.ts';
+import { listClientsTool } from './tools/clients.ts';
 import { addCommentTool, deleteCommentTool, editCommentTool, listCommentsTool } from './tools/comments.ts';
 import { getContextPackTool } from './tools/context.ts';
 import { listPeopleTool, listProjectsTool } from './tools/directory.ts';
@@ -46,4 +47,5 @@ export const allTools: ToolDef[] = [
   getWorkflowTool,
   listProjectsTool,
   listPeopleTool,
+  listClientsTool,
 ];
