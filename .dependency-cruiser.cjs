@@ -21,6 +21,7 @@ const MACHINERY = [
   'nodemailer',
   'smtp-server',
   'imapflow',
+  'oidc-provider',
 ];
 const machineryPath = `^node_modules/(${MACHINERY.map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})/`;
 

@@ -7,6 +7,7 @@ import { errorEnvelope } from './http/middleware/errors.ts';
 import { cleanInput } from './http/middleware/input.ts';
 import { apiVersion } from './http/openapi/version.ts';
 import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
+import { oauthServer } from './http/oauth/server.ts';
 import { outboxDir } from './config.ts';
 import { opsConsole } from './ops/console.ts';
 import { crontab } from './core/jobs/catalog.ts';
@@ -24,6 +25,8 @@ export function buildApp(services: Services): Koa<AppState> {
   app.use(errorEnvelope(services.log));
   // the console (/ops) answers HTML and parses its own form posts, so it comes before the JSON-only rules
   app.use(opsConsole(services, { crontab, outboxDir: services.config.SMTP_URL ? null : outboxDir(services.config) }));
+  // the OAuth authorization server parses its own bodies (forms) and answers HTML and OAuth JSON
+  app.use(oauthServer(services, { extraCa: services.outboundCa }));
   app.use(mcpBodyErrors); // /mcp answers body errors in JSON-RPC, not the envelope
   app.use(jsonOnly);
   app.use(parseJsonBody());

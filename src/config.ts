@@ -54,6 +54,9 @@ const schema = z.object({
     .min(1)
     .max(24 * 3600)
     .default(15 * 60),
+  // OAuth for MCP (issue 24): lifetimes of the access and refresh tokens the authorization server issues.
+  OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  OAUTH_REFRESH_TOKEN_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   // Seals stored secrets (a mailbox password, AES-256-GCM): 64 hex digits or the base64 of 32 bytes.
   // Unset on the embedded default: a key generated once under DATA_DIR (src/core/mail/secret-box.ts).
   WT_SECRET_KEY: z

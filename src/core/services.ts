@@ -22,6 +22,8 @@ export interface Services {
   /** Requests per token and minute; absent: not limited (one-off tools). */
   limits?: TokenLimits;
   now?: () => Date;
+  /** Certificate authorities trusted for outbound HTTPS besides the system's (tests' self-signed loopback servers: OAuth client metadata documents). */
+  outboundCa?: string;
   /** Sealing key and outbound guard for mailbox settings (PUT /mailbox); absent: a door that writes one fails loudly. */
   mailbox?: MailboxMachinery;
 }

@@ -5,7 +5,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import type { Principal } from '../core/auth/principal.ts';
 import { allowedHosts, assertHostAndOrigin } from '../core/auth/origin.ts';
-import { mcpChallenge } from '../web/resource-metadata.ts';
+import { MCP_PATH, mcpChallenge } from '../web/resource-metadata.ts';
 import { bearerSecret } from '../core/auth/token-verifier.ts';
 import { clockOf, makeCtx } from '../core/ctx.ts';
 import { AppError } from '../core/errors.ts';
@@ -58,10 +58,10 @@ export const mcpBodyErrors: Middleware = async (ctx, next) => {
  * A 401 on /mcp names where to learn how to authenticate (RFC 9728 §5.1: `resource_metadata`),
  * so MCP clients that discover auth the standard way find that a Bearer API token is wanted.
  */
-function withChallenge(err: unknown, origin: string): unknown {
+function withChallenge(err: unknown, origin: string, tokenSent: boolean): unknown {
   const e = toAppError(err);
   if (!e || e.code !== 'unauthenticated') return err;
-  return new AppError(e.code, e.message, e.details, { ...e.headers, 'WWW-Authenticate': mcpChallenge(origin) });
+  return new AppError(e.code, e.message, e.details, { ...e.headers, 'WWW-Authenticate': mcpChallenge(origin, tokenSent) });
 }
 
 /** toolsets/readonly from the query string, else the X-MCP-* headers; an unknown value is refused. */
@@ -90,11 +90,13 @@ export function mcpRoutes(deps: Services) {
     assertHostAndOrigin(hosts, ctx.get('host'), ctx.get('origin'));
     let secret: string;
     let principal: Principal;
+    const origin = `${ctx.protocol}://${ctx.host}`;
     try {
       secret = bearerSecret(ctx.get('authorization'));
-      principal = { ...(await deps.verifier.verify(secret, null, clockOf(deps)())), source: 'mcp', door: 'mcp' };
+      // a `wt_` token, or an OAuth access token whose audience is this endpoint (RFC 8707)
+      principal = { ...(await deps.verifier.verifyForResource(secret, `${origin}${MCP_PATH}`, clockOf(deps)())), source: 'mcp', door: 'mcp' };
     } catch (err) {
-      throw withChallenge(err, `${ctx.protocol}://${ctx.host}`);
+      throw withChallenge(err, origin, ctx.get('authorization') !== '');
     }
     if (await limitMcpRequest(deps, ctx, principal)) return;
     const body: unknown = ctx.request.body;

@@ -4,9 +4,9 @@ import { describing } from '../core/response-schema.ts';
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP endpoint, so MCP clients that
- * discover authentication the standard way learn how to authenticate: a Bearer API token in the
- * Authorization header. No authorization server is named (there is none yet: tokens are created
- * in the app); one would be listed in `authorization_servers`.
+ * discover authentication the standard way learn how to authenticate: a Bearer token in the
+ * Authorization header, either a `wt_` API token or an access token from the authorization
+ * server named in `authorization_servers` (this same service, src/http/oauth).
  */
 
 /** The MCP endpoint's path: the protected resource. */
@@ -19,6 +19,7 @@ export const RESOURCE_METADATA_ROOT = '/.well-known/oauth-protected-resource';
 export interface ProtectedResourceMetadata {
   resource: string;
   resource_name: string;
+  authorization_servers: string[];
   bearer_methods_supported: ['header'];
   scopes_supported: string[];
 }
@@ -28,15 +29,20 @@ export function protectedResourceMetadata(origin: string): ProtectedResourceMeta
   return {
     resource: `${origin}${MCP_PATH}`,
     resource_name: 'Work tracker MCP server',
+    // the issuer is this service at the origin the client used (its RFC 8414 metadata is at /.well-known/oauth-authorization-server)
+    authorization_servers: [origin],
     bearer_methods_supported: ['header'],
     // `admin` serves the REST administration only: no MCP tool administers
     scopes_supported: scopes.filter((s) => s !== 'admin'),
   };
 }
 
-/** The challenge of a 401 on the MCP endpoint: Bearer, pointing at the metadata (RFC 9728 §5.1). */
-export function mcpChallenge(origin: string): string {
-  return `Bearer realm="worktracker", resource_metadata="${origin}${RESOURCE_METADATA_PATH}"`;
+/**
+ * The challenge of a 401 on the MCP endpoint: Bearer, pointing at the metadata (RFC 9728 §5.1);
+ * when a token was sent and refused, `error="invalid_token"` (RFC 6750 §3.1).
+ */
+export function mcpChallenge(origin: string, tokenSent = false): string {
+  return `Bearer realm="worktracker", resource_metadata="${origin}${RESOURCE_METADATA_PATH}"${tokenSent ? ', error="invalid_token"' : ''}`;
 }
 
 /** The metadata's response schema (GET /.well-known/oauth-protected-resource). */
@@ -45,6 +51,7 @@ export const resourceMetadataSchema = describing<ProtectedResourceMetadata>()(
     .object({
       resource: z.string().describe('The MCP endpoint’s URL.'),
       resource_name: z.string(),
+      authorization_servers: z.array(z.string()).describe('The OAuth 2.1 authorization server issuing access tokens for this resource: this service.'),
       bearer_methods_supported: z.tuple([z.literal('header')]),
       scopes_supported: z.array(z.string()),
     })

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect.ts';
 import { notFound, unauthenticated } from '../errors.ts';
 import type { Principal, Role, Scope } from './principal.ts';
 import { API_TOKEN_PATTERN, sha256 } from './secrets.ts';
+import { loadAccessToken, OAUTH_ACCESS_TOKEN_PATTERN } from '../oauth/access-tokens.ts';
 
 /**
  * The door's side of API tokens: reading a Bearer header and verifying its token (what every
@@ -25,6 +26,8 @@ interface VerifiedToken {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   cachedUntil: number;
+  /** An OAuth access token's resources (RFC 8707); absent for a `wt_` token. */
+  audience?: readonly string[];
 }
 
 /** The secret of an `Authorization: Bearer <token>` header; any other form is 401, the same for every adapter. */
@@ -70,10 +73,30 @@ export class TokenVerifier {
   /** Verifies a token for workspace `slug`, or (null) for whichever workspace the token belongs to. */
   async verify(raw: string, slug: string | null, now: Date): Promise<Principal> {
     if (!API_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
+    return this.principalOf(await this.cached(raw, now, () => this.load(raw, now)), slug, now);
+  }
+
+  /**
+   * Verifies a `wt_` token, or an OAuth access token issued by this server's authorization
+   * server for `resource` (its audience, RFC 8707): a delegated token of the person who
+   * consented. An access token is refused on any other resource, so only the MCP door calls this.
+   */
+  async verifyForResource(raw: string, resource: string, now: Date): Promise<Principal> {
+    if (API_TOKEN_PATTERN.test(raw)) return this.verify(raw, null, now);
+    if (!OAUTH_ACCESS_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
+    const t = await this.cached(raw, now, async () => {
+      const g = await loadAccessToken(this.sql, raw, now);
+      return g && { ...g, kind: 'delegated' as const, scopes: new Set(g.scopes), cachedUntil: now.getTime() + this.ttlMs };
+    });
+    if (!t.audience?.includes(resource)) throw unauthenticated('The token was issued for another resource.');
+    return this.principalOf(t, null, now);
+  }
+
+  private async cached(raw: string, now: Date, load: () => Promise<VerifiedToken | undefined>): Promise<VerifiedToken> {
     const key = sha256(raw).toString('base64');
     let t = this.cache.get(key);
     if (!t || t.cachedUntil < now.getTime()) {
-      t = await this.load(raw, now);
+      t = await load();
       if (!t) {
         this.cache.delete(key);
         throw unauthenticated('The token is unknown, revoked or expired.');
@@ -81,6 +104,10 @@ export class TokenVerifier {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, t);
     }
+    return t;
+  }
+
+  private principalOf(t: VerifiedToken, slug: string | null, now: Date): Principal {
     if (t.expiresAt && t.expiresAt <= now) throw unauthenticated('The token has expired.');
     if (slug !== null && t.slug !== slug) throw notFound('unknown_workspace', undefined, 'No such workspace.');
     this.touch(t, now);
