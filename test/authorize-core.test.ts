@@ -194,22 +194,22 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'billing.runs.void': (ctx) => voidRun(ctx, { runId: randomUUID(), reason: 'probe' }),
   'tickets.list': (ctx) => listTickets(ctx, {}),
   'tickets.read': (ctx) => readTicketPage(ctx, { ref: w.ticket.humanId }),
-  'tickets.create': (ctx) => createTicket(ctx, { projectId: w.projectId, title: 'x' }),
-  'tickets.update': (ctx) => updateTicket(ctx, { ref: w.ticket.humanId, title: 'x' }),
-  'tickets.move': (ctx) => moveTicket(ctx, { ref: w.ticket.humanId, projectId: w.projectId }),
-  'tickets.archive': (ctx) => archiveTicket(ctx, { ref: w.ticket.humanId, archived: false }),
-  'tickets.delete': (ctx) => deleteTicket(ctx, { ref: w.ticket.humanId }),
-  'tickets.redact': (ctx) => redactTicket(ctx, { id: w.ticket.id, reason: 'probe' }),
-  'tickets.parent': (ctx) => setParent(ctx, { ref: w.ticket.humanId, parentId: null }),
-  'links.add': (ctx) => addLink(ctx, { ref: w.ticket.humanId, targetId: w.other.id, kind: 'relates' }),
-  'links.remove': (ctx) => removeLink(ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
-  'codehost.add': (ctx) => addCodehostLink(ctx, { ref: w.ticket.humanId, repo: 'acme/web', pr: 1, url: 'https://github.com/acme/web/pull/1' }),
-  'codehost.remove': (ctx) => removeCodehostLink(ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
-  'codehost.list': (ctx) => listCodehostLinks(ctx),
-  'viewers.add': (ctx) => addViewers(ctx, { ref: w.ticket.humanId, identityIds: [w.member.id] }),
+  'tickets.create': (ctx) => runOp(createTicket, ctx, { projectId: w.projectId, title: 'x' }),
+  'tickets.update': (ctx) => runOp(updateTicket, ctx, { ref: w.ticket.humanId, title: 'x' }),
+  'tickets.move': (ctx) => runOp(moveTicket, ctx, { ref: w.ticket.humanId, projectId: w.projectId }),
+  'tickets.archive': (ctx) => runOp(archiveTicket, ctx, { ref: w.ticket.humanId, archived: false }),
+  'tickets.delete': (ctx) => runOp(deleteTicket, ctx, { ref: w.ticket.humanId }),
+  'tickets.redact': (ctx) => runOp(redactTicket, ctx, { id: w.ticket.id, reason: 'probe' }),
+  'tickets.parent': (ctx) => runOp(setParent, ctx, { ref: w.ticket.humanId, parentId: null }),
+  'links.add': (ctx) => runOp(addLink, ctx, { ref: w.ticket.humanId, targetId: w.other.id, kind: 'relates' }),
+  'links.remove': (ctx) => runOp(removeLink, ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
+  'codehost.add': (ctx) => runOp(addCodehostLink, ctx, { ref: w.ticket.humanId, repo: 'acme/web', pr: 1, url: 'https://github.com/acme/web/pull/1' }),
+  'codehost.remove': (ctx) => runOp(removeCodehostLink, ctx, { ref: w.ticket.humanId, linkId: randomUUID() }),
+  'codehost.list': (ctx) => runOp(listCodehostLinks, ctx, {}),
+  'viewers.add': (ctx) => runOp(addViewers, ctx, { ref: w.ticket.humanId, identityIds: [w.member.id] }),
   // inputs of the subject rules name what the `lacking` person may not: another viewer, the internal audience
-  'viewers.remove': (ctx) => removeViewer(ctx, { ref: w.ticket.humanId, identityId: w.outsider.id }),
-  'viewers.preview': (ctx) => previewVisibility(ctx, { ref: w.ticket.humanId, audience: 'internal', mentions: [] }),
+  'viewers.remove': (ctx) => runOp(removeViewer, ctx, { ref: w.ticket.humanId, identityId: w.outsider.id }),
+  'viewers.preview': (ctx) => runOp(previewVisibility, ctx, { ref: w.ticket.humanId, audience: 'internal', mentions: [] }),
   'comments.list': (ctx) => runOp(listComments, ctx, { ref: w.ticket.humanId }),
   'comments.create': (ctx) => runOp(createComment, ctx, { ref: w.ticket.humanId, body: 'x', audience: 'internal' }),
   'comments.edit': (ctx) => runOp(editComment, ctx, { ref: w.ticket.humanId, commentId: w.clientComment.id, body: 'x', audience: 'internal' }),
@@ -366,51 +366,51 @@ describe('placement: where a ticket may be put (the `into` rule of tickets.creat
   }
   const inbox = { projectId: null, title: 'x' };
   const cases: PlacementCase[] = [
-    { name: 'a client user into the Inbox', run: () => createTicket(ctxOf(w.client), inbox), reason: 'inbox_forbidden' },
+    { name: 'a client user into the Inbox', run: () => runOp(createTicket, ctxOf(w.client), inbox), reason: 'inbox_forbidden' },
     {
       name: 'an allow-listed token into the Inbox',
-      run: () => createTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), inbox),
+      run: () => runOp(createTicket, ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), inbox),
       reason: 'project_not_allowed',
     },
     {
       name: 'a token without triage into the Inbox',
-      run: () => createTicket(ctxOf(w.owner, { via: 'token', scopes: ['read', 'write'] }), inbox),
+      run: () => runOp(createTicket, ctxOf(w.owner, { via: 'token', scopes: ['read', 'write'] }), inbox),
       reason: 'missing_scope',
       details: () => ({ scope: 'triage' }),
     },
     {
       name: 'an allow-listed token into another project',
-      run: () => createTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.elsewhereId] }), { projectId: w.projectId, title: 'x' }),
+      run: () => runOp(createTicket, ctxOf(w.owner, { via: 'token', projectIds: [w.elsewhereId] }), { projectId: w.projectId, title: 'x' }),
       reason: 'project_not_allowed',
       details: () => ({ projectId: w.projectId }),
     },
     {
       name: 'a limited member into their project',
-      run: () => createTicket(ctxOf(w.limited), { projectId: w.projectId, title: 'x' }),
+      run: () => runOp(createTicket, ctxOf(w.limited), { projectId: w.projectId, title: 'x' }),
       reason: 'project_membership',
       details: () => ({ projectId: w.projectId }),
     },
     {
       name: 'a full member moving into a project they are not a member of',
-      run: () => moveTicket(ctxOf(w.member), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      run: () => runOp(moveTicket, ctxOf(w.member), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
       reason: 'project_membership',
       details: () => ({ projectId: w.elsewhereId }),
     },
     {
       name: 'an allow-listed token moving out of its projects',
-      run: () => moveTicket(ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      run: () => runOp(moveTicket, ctxOf(w.owner, { via: 'token', projectIds: [w.projectId] }), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
       reason: 'project_not_allowed',
       details: () => ({ projectId: w.elsewhereId }),
     },
     {
       name: 'a limited member moving out of their project (the ticket rule: project_membership of the source)',
-      run: () => moveTicket(ctxOf(w.limited), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
+      run: () => runOp(moveTicket, ctxOf(w.limited), { ref: w.ticket.humanId, projectId: w.elsewhereId }),
       reason: 'project_membership',
       details: () => ({ projectId: w.projectId }),
     },
     {
       name: 'a client user moving a ticket they see (the ticket rule for clients)',
-      run: () => moveTicket(ctxOf(w.client), { ref: w.ticket.humanId, projectId: w.projectId }),
+      run: () => runOp(moveTicket, ctxOf(w.client), { ref: w.ticket.humanId, projectId: w.projectId }),
       reason: 'move_forbidden',
     },
   ];
@@ -449,11 +449,11 @@ describe('placement: where a ticket may be put (the `into` rule of tickets.creat
 
 describe('subject rules: what the action names decides', () => {
   it('a viewer may remove themselves; a client user may not remove another viewer; the reporter is never removable', async () => {
-    expect(await refusal(() => removeViewer(ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.owner.id }))).toMatchObject({
+    expect(await refusal(() => runOp(removeViewer, ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.owner.id }))).toMatchObject({
       status: 403,
       details: { reason: 'reporter_not_removable' },
     });
-    expect(await refusal(() => removeViewer(ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.outsider.id }))).toMatchObject({
+    expect(await refusal(() => runOp(removeViewer, ctxOf(w.client), { ref: w.ticket.humanId, identityId: w.outsider.id }))).toMatchObject({
       status: 403,
       details: { reason: 'remove_viewer_forbidden', identityId: w.outsider.id },
     });
@@ -462,7 +462,7 @@ describe('subject rules: what the action names decides', () => {
   it('the audience rule names the audience refused, for comments and the visibility preview alike', async () => {
     const expected = { status: 403, details: { reason: 'audience_forbidden', field: 'audience', audience: 'internal' } };
     expect(await refusal(() => runOp(createComment, ctxOf(w.client), { ref: w.ticket.humanId, body: 'x', audience: 'internal' }))).toMatchObject(expected);
-    expect(await refusal(() => previewVisibility(ctxOf(w.client), { ref: w.ticket.humanId, audience: 'internal' }))).toMatchObject(expected);
+    expect(await refusal(() => runOp(previewVisibility, ctxOf(w.client), { ref: w.ticket.humanId, audience: 'internal' }))).toMatchObject(expected);
   });
 
   it('a comment id is checked before the mentions (a bad id and a bad name: the id is reported)', async () => {

@@ -297,7 +297,7 @@ describe('replies', () => {
     expect(ok(await w.poll()).reply).toBe(1);
     // the ticket moves into a project: INBOX-1 keeps resolving
     const project = await makeProject(db.sql, w.ws, { billingClientId: w.acme });
-    await moveTicket(w.owned, { ref: 'INBOX-1', projectId: project.id });
+    await runOp(moveTicket, w.owned, { ref: 'INBOX-1', projectId: project.id });
     await w.deliver(
       eml('reply-subject-token', { fill: { ref: 'inbox-1' }, headers: { 'Message-ID': '<reply-token-2@acme.test>', Date: 'Mon, 23 Nov 2026 12:00:00 +0000' } }),
     );

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { invalid } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput, withReasons } from '../validation.ts';
+import { codehostLinkSchema } from '../tickets/page-schema.ts';
+import { withReasons } from '../validation.ts';
 import { codehostColumns, presentCodehost, type CodehostLink, type CodehostRow } from './present.ts';
 
 /** The only code host: GitHub. Owner: letters, digits, hyphens (≤39); name: letters, digits, `.`, `_`, `-` (≤100). */
@@ -60,16 +61,19 @@ export function isRepoUrl(raw: string, repo: string): boolean {
  * service never fetches from GitHub). The same commit or pull request on the same ticket is
  * stored once: posting it again answers the stored reference and writes no event.
  */
-export async function addCodehostLink(ctx: Ctx, raw: unknown): Promise<CodehostLink> {
-  authorize(ctx, 'codehost.add');
-  const { ref, ...data } = parseInput(addCodehostInput, raw);
-  const sha = data.sha?.toLowerCase() ?? null;
-  const pr = data.pr ?? null;
-  if ((sha === null) === (pr === null)) throw invalid('sha_or_pr_required', { field: 'sha' }, 'Give exactly one of sha or pr.');
-  if (!isRepoUrl(data.url, data.repo)) {
-    throw invalid('github_url', { field: 'url' }, `url must be an https://${CODEHOST}/${data.repo}/... address.`);
-  }
-  return tx(ctx, async (ctx) => {
+export const addCodehostLink = defineOp({
+  name: 'codehost.add',
+  action: 'codehost.add',
+  input: addCodehostInput,
+  output: codehostLinkSchema,
+  tx: true,
+  run: async (ctx, { ref, ...data }): Promise<CodehostLink> => {
+    const sha = data.sha?.toLowerCase() ?? null;
+    const pr = data.pr ?? null;
+    if ((sha === null) === (pr === null)) throw invalid('sha_or_pr_required', { field: 'sha' }, 'Give exactly one of sha or pr.');
+    if (!isRepoUrl(data.url, data.repo)) {
+      throw invalid('github_url', { field: 'url' }, `url must be an https://${CODEHOST}/${data.repo}/... address.`);
+    }
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     authorize(ctx, 'codehost.add', t);
@@ -91,5 +95,5 @@ export async function addCodehostLink(ctx: Ctx, raw: unknown): Promise<CodehostL
       ctx.now(),
     );
     return presentCodehost(inserted);
-  });
-}
+  },
+});

@@ -10,6 +10,9 @@ export interface CodehostLink {
   createdAt: string;
 }
 
+/** A reference as GET /codehost/links lists it, with its ticket. */
+export type WorkspaceCodehostLink = CodehostLink & { ticket: { id: string; humanId: string; title: string } };
+
 export interface CodehostRow {
   id: string;
   repo: string;

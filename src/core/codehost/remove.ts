@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -10,10 +11,13 @@ import { ticketRef } from '../tickets/schemas.ts';
 export const removeCodehostInput = withReasons(z.object({ ref: ticketRef, linkId: idField('Code-host link id.') }), { linkId: 'bad_uuid' });
 
 /** DELETE /tickets/{ref}/codehost/{linkId}: needs edit rights; the reference must belong to this ticket. */
-export async function removeCodehostLink(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'codehost.remove');
-  const { ref, linkId } = parseInput(removeCodehostInput, raw);
-  return tx(ctx, async (ctx) => {
+export const removeCodehostLink = defineOp({
+  name: 'codehost.remove',
+  action: 'codehost.remove',
+  input: removeCodehostInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref, linkId }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     authorize(ctx, 'codehost.remove', t);
@@ -32,5 +36,5 @@ export async function removeCodehostLink(ctx: Ctx, raw: unknown): Promise<{ ok: 
       ctx.now(),
     );
     return { ok: true };
-  });
-}
+  },
+});

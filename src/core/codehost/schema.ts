@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describing, uuidOut } from '../response-schema.ts';
 import { codehostLinkSchema } from '../tickets/page-schema.ts';
-import type { WorkspaceCodehostLink } from './list.ts';
+import type { WorkspaceCodehostLink } from './present.ts';
 
 /** Response schema of GET /codehost/links: the references on tickets the caller sees, each with its ticket. */
 export const codehostLinkListSchema = describing<{ links: WorkspaceCodehostLink[] }>()(

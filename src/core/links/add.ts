@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { holdTickets } from '../tickets/concurrency.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { isVisible, loadTicket } from '../tickets/load.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput } from '../validation.ts';
 import { lockTicketGraph } from './graph-lock.ts';
+import { addedLinkSchema } from './schema.ts';
 
 export const linkKinds = ['blocks', 'relates', 'duplicates'] as const;
 export type LinkKind = (typeof linkKinds)[number];
@@ -33,10 +33,13 @@ export const addLinkInput = addLinkFields.extend({ ref: ticketRef });
  * `duplicates` are symmetric, so B→A counts as A→B; `blocks` is directed, and its reverse is a
  * cycle. Link writes of a workspace are serialised so that cycle and depth checks hold.
  */
-export async function addLink(ctx: Ctx, raw: unknown): Promise<{ id: string | null }> {
-  authorize(ctx, 'links.add');
-  const { ref, targetId, kind } = parseInput(addLinkInput, raw);
-  return tx(ctx, async (ctx) => {
+export const addLink = defineOp({
+  name: 'links.add',
+  action: 'links.add',
+  input: addLinkInput,
+  output: addedLinkSchema,
+  tx: true,
+  run: async (ctx, { ref, targetId, kind }): Promise<{ id: string | null }> => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'links');
     const t = await loadTicket(ctx, ref);
@@ -80,8 +83,8 @@ export async function addLink(ctx: Ctx, raw: unknown): Promise<{ id: string | nu
       ctx.now(),
     );
     return { id };
-  });
-}
+  },
+});
 
 /**
  * Would "source blocks target" keep the blocking graph acyclic and its chains at most ten

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
 import { visibleTicket } from '../access/visible.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
@@ -15,10 +16,13 @@ export const removeLinkInput = withReasons(z.object({ ref: ticketRef, linkId: id
  * this ticket (as source or target) and its other end must be visible too, else 404; a removal
  * is recorded on both tickets.
  */
-export async function removeLink(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'links.remove');
-  const { ref, linkId } = parseInput(removeLinkInput, raw);
-  return tx(ctx, async (ctx) => {
+export const removeLink = defineOp({
+  name: 'links.remove',
+  action: 'links.remove',
+  input: removeLinkInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref, linkId }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     authorize(ctx, 'links.remove', t);
@@ -40,5 +44,5 @@ export async function removeLink(ctx: Ctx, raw: unknown): Promise<{ ok: true }> 
       ctx.now(),
     );
     return { ok: true };
-  });
-}
+  },
+});

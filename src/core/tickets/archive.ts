@@ -1,8 +1,8 @@
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
-import { parseInput } from '../validation.ts';
 import { archiveTicketInput } from './schemas.ts';
 
 /**
@@ -11,10 +11,13 @@ import { archiveTicketInput } from './schemas.ts';
  * tickets only Owner/Admin. Asking for the state the ticket is already in changes nothing and
  * writes no event.
  */
-export async function archiveTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'tickets.archive');
-  const input = parseInput(archiveTicketInput, raw);
-  return tx(ctx, async (ctx) => {
+export const archiveTicket = defineOp({
+  name: 'tickets.archive',
+  action: 'tickets.archive',
+  input: archiveTicketInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, input): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, input.ref, { lock: true });
     authorize(ctx, 'tickets.archive', t);
@@ -22,5 +25,5 @@ export async function archiveTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true 
     await sql`update tickets set archived = ${input.archived} where id = ${t.id}`;
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: input.archived ? 'archived' : 'restored', actorId: p.identityId }, ctx.now());
     return { ok: true };
-  });
-}
+  },
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { authorize } from '../access/authorize.ts';
 import { isClientRole } from '../auth/principal.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { tx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
@@ -11,9 +11,10 @@ import { isVisible } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { checkParentChain, clearParentEstimate } from './parent.ts';
 import { CLIENT_EDITABLE_FIELDS } from '../access/permissions.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 import { createTicketInput, type CreateTicketInput } from './schemas.ts';
 import { getTicketSummary, type TicketSummary } from './summary.ts';
+import { ticketSummarySchema } from './summary-schema.ts';
 
 /**
  * POST /tickets. Who may start a ticket where is the `into` rule of `tickets.create`
@@ -22,55 +23,61 @@ import { getTicketSummary, type TicketSummary } from './summary.ts';
  * - A project: Owner/Admin any; other workspace users as full members; client users in the
  *   projects their client bills or collaborates on (startedBy `client`; others are 404 `unknown_project`).
  * Client users may not assign, set billing, or set fields outside CLIENT_EDITABLE_FIELDS.
+ * The summary is read after the transaction commits (its own tx, not the operation's: the
+ * insert's locks are not held while the summary is built).
  */
-export async function createTicket(ctx: Ctx, raw: unknown): Promise<TicketSummary> {
-  authorize(ctx, 'tickets.create');
-  const input = parseInput(createTicketInput, raw);
-  const p = ctx.principal;
-  const client = isClientRole(p.role);
+export const createTicket = defineOp({
+  name: 'tickets.create',
+  action: 'tickets.create',
+  input: createTicketInput,
+  output: ticketSummarySchema,
+  run: async (ctx, input): Promise<TicketSummary> => {
+    const p = ctx.principal;
+    const client = isClientRole(p.role);
 
-  const id = await tx(ctx, async (ctx) => {
-    const { sql } = ctx;
-    const project = input.projectId === null ? null : await loadProject(sql, p, input.projectId);
-    authorize(ctx, 'tickets.create', null, { into: project });
-    if (client) assertClientFields(input);
-    const now = ctx.now();
-    if (input.parentId) await lockTicketGraph(sql, p.workspaceId, 'parents');
-    const wf = await resolveWorkflow(sql, p.workspaceId, input);
-    if (client && input.stateId && !wf.stateClientAllowed)
-      throw forbidden('state_forbidden', { field: 'stateId' }, 'Client users may not start a ticket in this state.');
-    const labelIds = await checkLabels(sql, p.workspaceId, input.labelIds ?? []);
-    if (input.assigneeId) await checkAssignee(sql, p.workspaceId, input.assigneeId, input.projectId);
-    if (input.billingClientId) await checkBillingClient(sql, p.workspaceId, input.billingClientId, input.projectId);
-    const ticketId = randomUUID();
-    if (input.parentId) {
-      if (!(await isVisible(ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
-      await holdTickets(sql, [input.parentId]);
-      await checkParentChain(sql, ticketId, input.parentId);
-    }
+    const id = await tx(ctx, async (ctx) => {
+      const { sql } = ctx;
+      const project = input.projectId === null ? null : await loadProject(sql, p, input.projectId);
+      authorize(ctx, 'tickets.create', null, { into: project });
+      if (client) assertClientFields(input);
+      const now = ctx.now();
+      if (input.parentId) await lockTicketGraph(sql, p.workspaceId, 'parents');
+      const wf = await resolveWorkflow(sql, p.workspaceId, input);
+      if (client && input.stateId && !wf.stateClientAllowed)
+        throw forbidden('state_forbidden', { field: 'stateId' }, 'Client users may not start a ticket in this state.');
+      const labelIds = await checkLabels(sql, p.workspaceId, input.labelIds ?? []);
+      if (input.assigneeId) await checkAssignee(sql, p.workspaceId, input.assigneeId, input.projectId);
+      if (input.billingClientId) await checkBillingClient(sql, p.workspaceId, input.billingClientId, input.projectId);
+      const ticketId = randomUUID();
+      if (input.parentId) {
+        if (!(await isVisible(ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
+        await holdTickets(sql, [input.parentId]);
+        await checkParentChain(sql, ticketId, input.parentId);
+      }
 
-    const number = await assignNumber(sql, p.workspaceId, input.projectId, ticketId);
-    const billingClientId = input.billingClientId === undefined ? (project?.billingClientId ?? null) : input.billingClientId;
-    await sql`
+      const number = await assignNumber(sql, p.workspaceId, input.projectId, ticketId);
+      const billingClientId = input.billingClientId === undefined ? (project?.billingClientId ?? null) : input.billingClientId;
+      await sql`
       insert into tickets (id, workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
                            billing_client_id, estimate_minutes, start_date, due_date, parent_id, source, started_by, closed_at, created_at, updated_at)
       values (${ticketId}, ${p.workspaceId}, ${input.projectId}, ${number}, ${input.title}, ${input.description ?? ''}, ${wf.kindId}, ${wf.stateId},
               ${wf.priorityId}, ${input.assigneeId ?? null}, ${p.identityId}, ${billingClientId}, ${input.estimateMinutes ?? null},
               ${input.startDate ?? null}::date, ${input.dueDate ?? null}::date, ${input.parentId ?? null}, ${p.source}, ${client ? 'client' : 'workspace'},
               ${wf.stateCategory === 'closed' ? now : null}, ${now}, ${now})`;
-    if (labelIds.length > 0) {
-      await sql`insert into ticket_labels (ticket_id, label_id) select ${ticketId}, unnest(${labelIds}::uuid[])`;
-    }
-    const events: NewEvent[] = [{ workspaceId: p.workspaceId, ticketId, kind: 'created', actorId: p.identityId }];
-    if (input.parentId) events.push(...(await clearParentEstimate(sql, p, input.parentId)));
-    await recordEvents(sql, events, now);
-    return ticketId;
-  });
-  const summary = await getTicketSummary(ctx, id);
-  // The caller is the reporter, and every creator may see what they reported.
-  if (!summary) throw new Error(`created ticket ${id} is not visible to its reporter`);
-  return summary;
-}
+      if (labelIds.length > 0) {
+        await sql`insert into ticket_labels (ticket_id, label_id) select ${ticketId}, unnest(${labelIds}::uuid[])`;
+      }
+      const events: NewEvent[] = [{ workspaceId: p.workspaceId, ticketId, kind: 'created', actorId: p.identityId }];
+      if (input.parentId) events.push(...(await clearParentEstimate(sql, p, input.parentId)));
+      await recordEvents(sql, events, now);
+      return ticketId;
+    });
+    const summary = await getTicketSummary(ctx, id);
+    // The caller is the reporter, and every creator may see what they reported.
+    if (!summary) throw new Error(`created ticket ${id} is not visible to its reporter`);
+    return summary;
+  },
+});
 
 /** Client users: assigning and billing have their own reasons; any other non-client field is `field_forbidden`. */
 function assertClientFields(input: CreateTicketInput): void {

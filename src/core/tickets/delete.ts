@@ -1,10 +1,10 @@
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { assertTicketTimeUnlocked } from '../time/locked.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { loadTicket } from './load.ts';
-import { parseInput } from '../validation.ts';
 import { deleteTicketInput } from './schemas.ts';
 
 /**
@@ -15,10 +15,13 @@ import { deleteTicketInput } from './schemas.ts';
  * so pollers see that they changed; the ticket itself leaves the change feed as `deleted`.
  * A ticket the caller cannot see is 404 before any role check: the contract's "hidden is always 404".
  */
-export async function deleteTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'tickets.delete');
-  const { ref } = parseInput(deleteTicketInput, raw);
-  return tx(ctx, async (ctx) => {
+export const deleteTicket = defineOp({
+  name: 'tickets.delete',
+  action: 'tickets.delete',
+  input: deleteTicketInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref, { lock: true });
     authorize(ctx, 'tickets.delete', t);
@@ -49,8 +52,8 @@ export async function deleteTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true }
     ];
     await recordEvents(sql, events, ctx.now());
     return { ok: true };
-  });
-}
+  },
+});
 
 /**
  * Refuses the delete when time on the ticket is billed (409 `ticket_billed`) or lies in a closed

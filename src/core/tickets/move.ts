@@ -4,13 +4,14 @@ import { isAdminRole, type Principal } from '../auth/principal.ts';
 import { canSeeInbox } from '../access/visible.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, isAppError } from '../errors.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { assigneeEligible, checkAssignee, checkBillingClient, clientValidIn, loadProject, resolveWorkflow } from './fields.ts';
 import { getTicketPage, type TicketPage } from './get.ts';
 import { isVisible, loadTicket } from './load.ts';
 import { assignNumber } from './numbering.ts';
 import { humanId } from './ref.ts';
+import { ticketPageSchema } from './page-schema.ts';
 import { moveTicketInput, type MoveTicketFields } from './schemas.ts';
 import type { ProjectFacts, TicketFacts } from '../access/facts.ts';
 
@@ -24,54 +25,60 @@ import type { ProjectFacts, TicketFacts } from '../access/facts.ts';
  * - Out of the Inbox: anyone who may triage (a token needs `triage`); the target needs no membership,
  *   so the caller may lose sight of the ticket: 409 `moved_out_of_sight`, the move committed.
  * - A billing client not valid in the target is reset only by Owner/Admin with `confirmReset: true`.
+ * Its own transaction, not the operation's: whether the caller still sees the ticket is asked
+ * after the move commits (409 `moved_out_of_sight` reports a move that happened).
  */
-export async function moveTicket(ctx: Ctx, raw: unknown): Promise<TicketPage> {
-  authorize(ctx, 'tickets.move');
-  const { ref, ...input } = parseInput(moveTicketInput, raw);
-  const id = await tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
-    const t = await loadForMove(ctx, ref);
-    authorize(ctx, 'tickets.move', t);
-    if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
-    const target = await loadProject(sql, p, input.projectId);
-    authorize(ctx, 'tickets.move', t, { into: target });
+export const moveTicket = defineOp({
+  name: 'tickets.move',
+  action: 'tickets.move',
+  input: moveTicketInput,
+  output: ticketPageSchema,
+  run: async (ctx, { ref, ...input }): Promise<TicketPage> => {
+    const id = await tx(ctx, async (ctx) => {
+      const { sql, principal: p } = ctx;
+      const t = await loadForMove(ctx, ref);
+      authorize(ctx, 'tickets.move', t);
+      if (t.archived) throw conflict('restore_first', undefined, 'The ticket is archived; restore it first.');
+      const target = await loadProject(sql, p, input.projectId);
+      authorize(ctx, 'tickets.move', t, { into: target });
 
-    const billingClientId = await nextBillingClient(ctx, t, target, input);
-    if (input.kindId) await resolveWorkflow(sql, t.workspaceId, { kindId: input.kindId });
-    if (input.assigneeId) await checkAssignee(sql, t.workspaceId, input.assigneeId, target.id);
-    const assigneeId = input.assigneeId !== undefined ? input.assigneeId : await keptAssignee(ctx, t, target);
+      const billingClientId = await nextBillingClient(ctx, t, target, input);
+      if (input.kindId) await resolveWorkflow(sql, t.workspaceId, { kindId: input.kindId });
+      if (input.assigneeId) await checkAssignee(sql, t.workspaceId, input.assigneeId, target.id);
+      const assigneeId = input.assigneeId !== undefined ? input.assigneeId : await keptAssignee(ctx, t, target);
 
-    const now = ctx.now();
-    const events: NewEvent[] = [];
-    const event = (kind: NewEvent['kind'], payload: Record<string, unknown>) =>
-      events.push({ workspaceId: t.workspaceId, ticketId: t.id, kind, actorId: p.identityId, payload });
+      const now = ctx.now();
+      const events: NewEvent[] = [];
+      const event = (kind: NewEvent['kind'], payload: Record<string, unknown>) =>
+        events.push({ workspaceId: t.workspaceId, ticketId: t.id, kind, actorId: p.identityId, payload });
 
-    let number = t.number;
-    if (target.id !== t.projectId) {
-      number = await assignNumber(sql, t.workspaceId, target.id, t.id);
-      event('moved', {
-        fromProjectId: t.projectId,
-        toProjectId: target.id,
-        fromHumanId: humanId(t.projectKey, t.number),
-        toHumanId: humanId(target.key, number),
-      });
-    }
-    const kindId = input.kindId ?? t.kindId;
-    if (kindId !== t.kindId) event('field_changed', { field: 'kindId', old: t.kindId, new: kindId });
-    if (assigneeId !== t.assigneeId) event('field_changed', { field: 'assigneeId', old: t.assigneeId, new: assigneeId });
-    if (billingClientId !== t.billingClientId) event('field_changed', { field: 'billingClientId', old: t.billingClientId, new: billingClientId });
+      let number = t.number;
+      if (target.id !== t.projectId) {
+        number = await assignNumber(sql, t.workspaceId, target.id, t.id);
+        event('moved', {
+          fromProjectId: t.projectId,
+          toProjectId: target.id,
+          fromHumanId: humanId(t.projectKey, t.number),
+          toHumanId: humanId(target.key, number),
+        });
+      }
+      const kindId = input.kindId ?? t.kindId;
+      if (kindId !== t.kindId) event('field_changed', { field: 'kindId', old: t.kindId, new: kindId });
+      if (assigneeId !== t.assigneeId) event('field_changed', { field: 'assigneeId', old: t.assigneeId, new: assigneeId });
+      if (billingClientId !== t.billingClientId) event('field_changed', { field: 'billingClientId', old: t.billingClientId, new: billingClientId });
 
-    await sql`
+      await sql`
       update tickets set project_id = ${target.id}, number = ${number}, kind_id = ${kindId}, assignee_id = ${assigneeId}, billing_client_id = ${billingClientId}
       where id = ${t.id}`;
-    await recordEvents(sql, events, now);
-    return t.id;
-  });
-  if (!(await isVisible(ctx, id))) {
-    throw conflict('moved_out_of_sight', undefined, 'The ticket was moved, but you can no longer see it.');
-  }
-  return getTicketPage(ctx, id);
-}
+      await recordEvents(sql, events, now);
+      return t.id;
+    });
+    if (!(await isVisible(ctx, id))) {
+      throw conflict('moved_out_of_sight', undefined, 'The ticket was moved, but you can no longer see it.');
+    }
+    return getTicketPage(ctx, id);
+  },
+});
 
 /**
  * Loads the ticket, locked. A token without `triage` does not see the Inbox, but the contract

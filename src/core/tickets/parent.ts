@@ -2,13 +2,13 @@ import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
 import type { Principal } from '../auth/principal.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { isVisible, loadTicket } from './load.ts';
-import { parseInput } from '../validation.ts';
 import { ticketRef } from './schemas.ts';
 
 /** A parent chain (root to deepest leaf) has at most this many edges. */
@@ -26,10 +26,13 @@ export const setParentInput = setParentFields.extend({ ref: ticketRef });
  * descendants that move along with it). A parent's estimate is the sum of its children, so a
  * ticket that gains its first child loses its own estimate (recorded as a field change on it).
  */
-export async function setParent(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'tickets.parent');
-  const { ref, parentId } = parseInput(setParentInput, raw);
-  return tx(ctx, async (ctx) => {
+export const setParent = defineOp({
+  name: 'tickets.parent',
+  action: 'tickets.parent',
+  input: setParentInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref, parentId }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     await lockTicketGraph(sql, p.workspaceId, 'parents');
     const t = await loadTicket(ctx, ref);
@@ -50,8 +53,8 @@ export async function setParent(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
     if (next !== null) events.push(...(await clearParentEstimate(sql, p, next)));
     await recordEvents(sql, events, ctx.now());
     return { ok: true };
-  });
-}
+  },
+});
 
 /**
  * A parent's estimate is the sum of its children: a ticket that gains a child (PUT

@@ -1,10 +1,10 @@
 import type { Db } from '../../db/connect.ts';
 import { authorize } from '../access/authorize.ts';
 import { supersedeQuotingTimesheets } from '../documents/supersede.ts';
-import { parseInput } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { recordEvent } from './events.ts';
 import { loadTicket } from './load.ts';
+import { redactedSchema } from './redact-schema.ts';
 import { REDACTED, redactTicketInput } from './schemas.ts';
 
 /** Timeline fields whose `field_changed` events quote descriptive content. */
@@ -18,21 +18,23 @@ const QUOTING_FIELDS = ['title', 'description', 'billingDescription'];
  * Every current timesheet that quoted the ticket is superseded by a new version, rendered by its
  * jobs from the redacted text; `runs` counts the billing runs affected.
  */
-export async function redactTicket(ctx: Ctx, raw: unknown): Promise<{ ok: true; runs: number }> {
-  authorize(ctx, 'tickets.redact');
-  const input = parseInput(redactTicketInput, raw);
-  const ticketId = input.id;
-  return tx(ctx, async (ctx) => {
+export const redactTicket = defineOp({
+  name: 'tickets.redact',
+  action: 'tickets.redact',
+  input: redactTicketInput,
+  output: redactedSchema,
+  tx: true,
+  run: async (ctx, input): Promise<{ ok: true; runs: number }> => {
     const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, ticketId, { lock: true });
+    const t = await loadTicket(ctx, input.id, { lock: true });
     authorize(ctx, 'tickets.redact', t);
     const now = ctx.now();
     await redactContent(sql, t.id, now);
     const runs = await supersedeQuotingTimesheets(sql, t.id);
     await recordEvent(sql, { workspaceId: t.workspaceId, ticketId: t.id, kind: 'redacted', actorId: p.identityId, payload: { reason: input.reason } }, now);
     return { ok: true, runs };
-  });
-}
+  },
+});
 
 /**
  * Replaces the free text of a ticket with the marker, wherever it is kept:

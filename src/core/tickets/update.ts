@@ -1,4 +1,5 @@
 import { authorize } from '../access/authorize.ts';
+import { defineOp } from '../operation.ts';
 import { isClientRole, type Principal } from '../auth/principal.ts';
 import { tx, type Ctx } from '../ctx.ts';
 import { conflict, forbidden, invalid } from '../errors.ts';
@@ -8,7 +9,7 @@ import { checkAssignee, checkBillingBank, checkBillingClient, checkLabels, resol
 import { getTicketPage, type TicketPage } from './get.ts';
 import { loadTicket } from './load.ts';
 import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from '../access/permissions.ts';
-import { parseInput } from '../validation.ts';
+import { ticketPageSchema } from './page-schema.ts';
 import { updateTicketInput, type UpdateTicketFields } from './schemas.ts';
 import type { TicketFacts } from '../access/facts.ts';
 
@@ -38,53 +39,58 @@ const BILLING_FIELDS: Field[] = ['billingClientId', 'billingPolicy', 'billingMod
  * permissions; one `field_changed` event per field whose value really changes. With `ifMatch`
  * (REST: the If-Match header) a stale version is refused with 412.
  * open -> closed sets closedAt; closed -> open keeps it (it is the last close).
+ * The page is built after the transaction commits, so the ticket's row lock is not held meanwhile.
  */
-export async function updateTicket(ctx: Ctx, raw: unknown): Promise<TicketPage> {
-  authorize(ctx, 'tickets.update');
-  const { ref, ifMatch, ...input } = parseInput(updateTicketInput, raw);
-  const id = await tx(ctx, async (ctx) => {
-    const { sql, principal: p } = ctx;
-    const t = await loadTicket(ctx, ref, { lock: true });
-    assertIfMatch(t, ifMatch);
-    const perms = authorize(ctx, 'tickets.update', t);
-    assertMayPatch(p, perms, t, input);
-    const current = await loadCurrent(ctx, t);
-    const newCategory = await validate(ctx, t, input, perms);
+export const updateTicket = defineOp({
+  name: 'tickets.update',
+  action: 'tickets.update',
+  input: updateTicketInput,
+  output: ticketPageSchema,
+  run: async (ctx, { ref, ifMatch, ...input }): Promise<TicketPage> => {
+    const id = await tx(ctx, async (ctx) => {
+      const { sql, principal: p } = ctx;
+      const t = await loadTicket(ctx, ref, { lock: true });
+      assertIfMatch(t, ifMatch);
+      const perms = authorize(ctx, 'tickets.update', t);
+      assertMayPatch(p, perms, t, input);
+      const current = await loadCurrent(ctx, t);
+      const newCategory = await validate(ctx, t, input, perms);
 
-    const now = ctx.now();
-    const set: Record<string, unknown> = {};
-    const events: NewEvent[] = [];
-    const changed = (field: Field, oldValue: unknown, newValue: unknown) =>
-      events.push({
-        workspaceId: t.workspaceId,
-        ticketId: t.id,
-        kind: 'field_changed',
-        actorId: p.identityId,
-        payload: { field, old: oldValue, new: newValue },
-      });
+      const now = ctx.now();
+      const set: Record<string, unknown> = {};
+      const events: NewEvent[] = [];
+      const changed = (field: Field, oldValue: unknown, newValue: unknown) =>
+        events.push({
+          workspaceId: t.workspaceId,
+          ticketId: t.id,
+          kind: 'field_changed',
+          actorId: p.identityId,
+          payload: { field, old: oldValue, new: newValue },
+        });
 
-    for (const field of Object.keys(COLUMNS) as ScalarField[]) {
-      const next = input[field];
-      if (next === undefined || next === current[field]) continue;
-      set[COLUMNS[field]] = next;
-      changed(field, current[field], next);
-    }
-    if (input.stateId && input.stateId !== t.stateId && t.stateCategory === 'open' && newCategory === 'closed') set.closed_at = now;
-    if (Object.keys(set).length > 0) await sql`update tickets set ${sql(set)} where id = ${t.id}`;
-
-    if (input.labelIds) {
-      const next = [...new Set(input.labelIds)].sort();
-      if (next.join() !== current.labelIds.join()) {
-        await sql`delete from ticket_labels where ticket_id = ${t.id}`;
-        if (next.length > 0) await sql`insert into ticket_labels (ticket_id, label_id) select ${t.id}, unnest(${next}::uuid[])`;
-        changed('labelIds', current.labelIds, next);
+      for (const field of Object.keys(COLUMNS) as ScalarField[]) {
+        const next = input[field];
+        if (next === undefined || next === current[field]) continue;
+        set[COLUMNS[field]] = next;
+        changed(field, current[field], next);
       }
-    }
-    await recordEvents(sql, events, now);
-    return t.id;
-  });
-  return getTicketPage(ctx, id);
-}
+      if (input.stateId && input.stateId !== t.stateId && t.stateCategory === 'open' && newCategory === 'closed') set.closed_at = now;
+      if (Object.keys(set).length > 0) await sql`update tickets set ${sql(set)} where id = ${t.id}`;
+
+      if (input.labelIds) {
+        const next = [...new Set(input.labelIds)].sort();
+        if (next.join() !== current.labelIds.join()) {
+          await sql`delete from ticket_labels where ticket_id = ${t.id}`;
+          if (next.length > 0) await sql`insert into ticket_labels (ticket_id, label_id) select ${t.id}, unnest(${next}::uuid[])`;
+          changed('labelIds', current.labelIds, next);
+        }
+      }
+      await recordEvents(sql, events, now);
+      return t.id;
+    });
+    return getTicketPage(ctx, id);
+  },
+});
 
 /**
  * Permission of every sent field, before any value is looked at (no edit at all is the action's

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput } from '../validation.ts';
+import { defineOp } from '../operation.ts';
 import { peopleOnTicket, uniqueIds } from './audience.ts';
 import { grantViewers } from './grant.ts';
+import { addedViewersSchema } from './schema.ts';
 
 /** POST /tickets/{ref}/viewers's body. */
 export const addViewersFields = z.object({
@@ -20,10 +20,13 @@ export const addViewersInput = addViewersFields.extend({ ref: ticketRef });
  * not belong to is 403 `share_forbidden` (see audience.ts `ticketClients`), and then nobody is
  * added. Answers the ids actually granted; people who already were viewers are left out.
  */
-export async function addViewers(ctx: Ctx, raw: unknown): Promise<{ added: string[] }> {
-  authorize(ctx, 'viewers.add');
-  const { ref, identityIds } = parseInput(addViewersInput, raw);
-  return tx(ctx, async (ctx) => {
+export const addViewers = defineOp({
+  name: 'viewers.add',
+  action: 'viewers.add',
+  input: addViewersInput,
+  output: addedViewersSchema,
+  tx: true,
+  run: async (ctx, { ref, identityIds }): Promise<{ added: string[] }> => {
     const { sql } = ctx;
     const t = await loadTicket(ctx, ref);
     authorize(ctx, 'viewers.add', t);
@@ -38,5 +41,5 @@ export async function addViewers(ctx: Ctx, raw: unknown): Promise<{ added: strin
       );
     }
     return { added: await grantViewers(ctx, t, ids) };
-  });
-}
+  },
+});

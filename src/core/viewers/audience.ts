@@ -87,6 +87,15 @@ export interface MentionOutcome {
   denied: { identityId: string; name: string }[];
 }
 
+/** POST /tickets/{ref}/visibility's answer: who would read a comment (src/core/viewers/preview.ts). */
+export interface VisibilityPreview extends MentionOutcome {
+  audience: 'internal' | 'client';
+  /** Workspace members (owner, admin, member, agent) who can see the ticket: every one of them reads either audience. */
+  workspaceUsers: number;
+  /** Client people who can see the ticket now and so will read a `client` comment; empty for `internal`. */
+  clientPeople: ClientPerson[];
+}
+
 /**
  * What mentioning `ids` in a comment of `audience` does. Workspace users are neither: a mention
  * never changes what a workspace user may see. Client people who already see the ticket are

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { parseInput } from '../validation.ts';
-import { classifyMentions, personSeesTicket, type ClientPerson, type MentionOutcome } from './audience.ts';
+import { classifyMentions, personSeesTicket, type ClientPerson, type VisibilityPreview } from './audience.ts';
+import { visibilityPreviewSchema } from './schema.ts';
+
+export type { VisibilityPreview } from './audience.ts';
 
 export const audiences = ['internal', 'client'] as const;
 
@@ -15,28 +17,23 @@ export const visibilityPreviewFields = z.object({
 });
 export const visibilityPreviewInput = visibilityPreviewFields.extend({ ref: ticketRef });
 
-export interface VisibilityPreview extends MentionOutcome {
-  audience: 'internal' | 'client';
-  /** Workspace members (owner, admin, member, agent) who can see the ticket: every one of them reads either audience. */
-  workspaceUsers: number;
-  /** Client people who can see the ticket now and so will read a `client` comment; empty for `internal`. */
-  clientPeople: ClientPerson[];
-}
-
 /**
  * POST /tickets/{ref}/visibility: who would read a comment at `audience` mentioning `mentions`,
  * before it is posted. Same rules as posting (comments/create.ts), so the preview and the post
  * cannot disagree. An audience the caller may not write is 403 `audience_forbidden` (the action's
  * rule, the one of posting).
  */
-export async function previewVisibility(ctx: Ctx, raw: unknown): Promise<VisibilityPreview> {
-  authorize(ctx, 'viewers.preview');
-  const { ref, audience, mentions } = parseInput(visibilityPreviewInput, raw);
-  const { sql } = ctx;
-  const t = await loadTicket(ctx, ref);
-  authorize(ctx, 'viewers.preview', t, { audience });
-  const outcome = await classifyMentions(sql, t, audience, mentions);
-  const [row] = await sql<{ workspaceUsers: number; clientPeople: ClientPerson[] }[]>`
+export const previewVisibility = defineOp({
+  name: 'viewers.preview',
+  action: 'viewers.preview',
+  input: visibilityPreviewInput,
+  output: visibilityPreviewSchema,
+  run: async (ctx, { ref, audience, mentions }): Promise<VisibilityPreview> => {
+    const { sql } = ctx;
+    const t = await loadTicket(ctx, ref);
+    authorize(ctx, 'viewers.preview', t, { audience });
+    const outcome = await classifyMentions(sql, t, audience, mentions);
+    const [row] = await sql<{ workspaceUsers: number; clientPeople: ClientPerson[] }[]>`
     select count(*) filter (where m.client_id is null)::integer as "workspaceUsers",
            coalesce(json_agg(json_build_object('identityId', m.identity_id, 'name', person_name(m.workspace_id, i.id, i.name), 'clientName', c.name)
                              order by lower(person_name(m.workspace_id, i.id, i.name)), m.identity_id)
@@ -46,11 +43,12 @@ export async function previewVisibility(ctx: Ctx, raw: unknown): Promise<Visibil
     join identities i on i.id = m.identity_id
     left join clients c on c.id = m.client_id
     where t.id = ${t.id} and ${personSeesTicket(sql)}`;
-  return {
-    audience,
-    workspaceUsers: row!.workspaceUsers,
-    clientPeople: audience === 'client' ? row!.clientPeople : [],
-    willGainAccess: outcome.willGainAccess,
-    denied: outcome.denied,
-  };
-}
+    return {
+      audience,
+      workspaceUsers: row!.workspaceUsers,
+      clientPeople: audience === 'client' ? row!.clientPeople : [],
+      willGainAccess: outcome.willGainAccess,
+      denied: outcome.denied,
+    };
+  },
+});

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { authorize } from '../access/authorize.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { ticketRef } from '../tickets/schemas.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
+import { idField, withReasons } from '../validation.ts';
 
 export const removeViewerInput = withReasons(z.object({ ref: ticketRef, identityId: idField('Identity id of the viewer to remove.') }), {
   identityId: 'bad_uuid',
@@ -17,10 +18,13 @@ export const removeViewerInput = withReasons(z.object({ ref: ticketRef, identity
  * decides (SUBJECT_PERMISSIONS.removeViewer): anyone may remove themselves, others need
  * `permissions.addViewers`.
  */
-export async function removeViewer(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'viewers.remove');
-  const { ref, identityId } = parseInput(removeViewerInput, raw);
-  return tx(ctx, async (ctx) => {
+export const removeViewer = defineOp({
+  name: 'viewers.remove',
+  action: 'viewers.remove',
+  input: removeViewerInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { ref, identityId }): Promise<{ ok: true }> => {
     const { sql, principal: p } = ctx;
     const t = await loadTicket(ctx, ref);
     if (t.reporterId === identityId) throw forbidden('reporter_not_removable', { identityId }, 'The reporter of a ticket cannot be removed from it.');
@@ -30,5 +34,5 @@ export async function removeViewer(ctx: Ctx, raw: unknown): Promise<{ ok: true }
     await sql`delete from ticket_viewers where ticket_id = ${t.id} and identity_id = ${identityId}`;
     await recordEvent(sql, { workspaceId: p.workspaceId, ticketId: t.id, kind: 'viewer_removed', actorId: p.identityId, payload: { identityId } }, ctx.now());
     return { ok: true };
-  });
-}
+  },
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describing, uuidOut } from '../response-schema.ts';
-import type { VisibilityPreview } from './preview.ts';
+import type { VisibilityPreview } from './audience.ts';
 
 /** Response schemas of POST /tickets/{ref}/viewers and POST /tickets/{ref}/visibility. */
 

@@ -16,12 +16,12 @@ export const linkTicketsTool = defineTool({
   title: 'Link tickets',
   description: 'Link two tickets (blocks, relates, duplicates). id is null when the link already existed.',
   toolset: 'tickets',
-  action: 'links.add',
+  op: addLink,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), target: ticketArg('The other ticket'), kind: kindArg }),
   output: z.object({ id: z.string().nullable() }),
   fields: { ref: 'ticket', targetId: 'target' },
-  run: async (ctx, a) => addLink(ctx, { ref: a.ticket, targetId: await resolveTicketUuid(ctx, a.target, 'target'), kind: a.kind }),
+  args: async (ctx, a) => ({ ref: a.ticket, targetId: await resolveTicketUuid(ctx, a.target, 'target'), kind: a.kind }),
 });
 
 export const unlinkTicketsTool = defineTool({
@@ -29,7 +29,7 @@ export const unlinkTicketsTool = defineTool({
   title: 'Unlink tickets',
   description: 'Remove a link: give linkId (from get_ticket links), or the other ticket as target (plus kind when they share several links).',
   toolset: 'tickets',
-  action: 'links.remove',
+  op: removeLink,
   destructive: true,
   idempotent: true,
   input: () =>
@@ -41,8 +41,10 @@ export const unlinkTicketsTool = defineTool({
     }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: async (ctx, a) =>
-    removeLink(ctx, { ref: a.ticket, linkId: await resolveLinkToRemove(ctx, a.ticket, defined({ linkId: a.linkId, target: a.target, kind: a.kind })) }),
+  args: async (ctx, a) => ({
+    ref: a.ticket,
+    linkId: await resolveLinkToRemove(ctx, a.ticket, defined({ linkId: a.linkId, target: a.target, kind: a.kind })),
+  }),
 });
 
 export const setParentTool = defineTool({
@@ -50,12 +52,12 @@ export const setParentTool = defineTool({
   title: 'Set parent',
   description: "Nest a ticket under a parent ticket (it becomes a sub-ticket), or null to make it top-level. A parent's estimate is the sum of its children.",
   toolset: 'tickets',
-  action: 'tickets.parent',
+  op: setParent,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), parent: ticketArg('Parent ticket').nullable() }),
   output: ok,
   fields: { ref: 'ticket', parentId: 'parent' },
-  run: async (ctx, a) => setParent(ctx, { ref: a.ticket, parentId: a.parent === null ? null : await resolveTicketUuid(ctx, a.parent, 'parent') }),
+  args: async (ctx, a) => ({ ref: a.ticket, parentId: a.parent === null ? null : await resolveTicketUuid(ctx, a.parent, 'parent') }),
 });
 
 const codehostLink = z.object({
@@ -72,7 +74,7 @@ export const addCodehostLinkTool = defineTool({
   title: 'Add code-host link',
   description: 'Attach a GitHub commit (sha) or pull request (pr) to a ticket; give exactly one. Stored once per ticket.',
   toolset: 'tickets',
-  action: 'codehost.add',
+  op: addCodehostLink,
   idempotent: true,
   input: () =>
     z.object({
@@ -84,7 +86,7 @@ export const addCodehostLinkTool = defineTool({
     }),
   output: codehostLink,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => addCodehostLink(ctx, defined({ ref: a.ticket, repo: a.repo, url: a.url, sha: a.sha, pr: a.pr })),
+  args: (_ctx, a) => defined({ ref: a.ticket, repo: a.repo, url: a.url, sha: a.sha, pr: a.pr }),
 });
 
 export const removeCodehostLinkTool = defineTool({
@@ -92,11 +94,11 @@ export const removeCodehostLinkTool = defineTool({
   title: 'Remove code-host link',
   description: 'Remove a code-host reference from a ticket by its id (from get_ticket codehost).',
   toolset: 'tickets',
-  action: 'codehost.remove',
+  op: removeCodehostLink,
   destructive: true,
   idempotent: true,
   input: () => z.object({ ticket: ticketArg(), linkId: z.string().describe('Code-host link id.') }),
   output: ok,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => removeCodehostLink(ctx, { ref: a.ticket, linkId: a.linkId }),
+  args: (_ctx, a) => ({ ref: a.ticket, linkId: a.linkId }),
 });

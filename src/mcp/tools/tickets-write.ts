@@ -87,17 +87,17 @@ export const createTicketTool = defineTool({
   description:
     'Start a ticket in a project (you become its reporter). Omitted kind, state and priority take the workspace defaults. Returns the new ticket summary.',
   toolset: 'tickets',
-  action: 'tickets.create',
+  op: createTicket,
   input: createInput,
   output: compactTicket,
   fields: FIELDS,
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const [projectId, parentId, ids] = await Promise.all([
       a.project === null ? null : resolveProjectRef(ctx, a.project, 'project'),
       a.parent === undefined || a.parent === null ? a.parent : resolveTicketUuid(ctx, a.parent, 'parent'),
       fieldIds(ctx, a),
     ]);
-    const body = defined({
+    return defined({
       projectId,
       title: a.title,
       description: a.description,
@@ -107,8 +107,8 @@ export const createTicketTool = defineTool({
       estimateMinutes: a.estimateMinutes,
       parentId,
     });
-    return compact(await createTicket(ctx, body));
   },
+  result: compact,
   text: ticketDone('Created'),
 });
 
@@ -118,7 +118,7 @@ export const updateTicketTool = defineTool({
   description:
     'Change fields of a ticket; send only what changes (labels replaces the set, null clears). Moving to another state is `state`. Billing fields need billing rights. Returns the updated summary.',
   toolset: 'tickets',
-  action: 'tickets.update',
+  op: updateTicket,
   input: () =>
     z.object({
       ticket: ticketArg(),
@@ -139,7 +139,7 @@ export const updateTicketTool = defineTool({
     }),
   output: compactTicket,
   fields: FIELDS,
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const body = defined({
       title: a.title,
       description: a.description,
@@ -151,8 +151,9 @@ export const updateTicketTool = defineTool({
       billingMode: a.billingMode,
       billingDescription: a.billingDescription,
     });
-    return compact(await updateTicket(ctx, { ...body, ref: a.ticket }));
+    return { ...body, ref: a.ticket };
   },
+  result: compact,
   text: ticketDone('Updated'),
 });
 
@@ -162,7 +163,7 @@ export const moveTicketTool = defineTool({
   description:
     'Move a ticket to another project, or route it out of the Inbox. It gets a new human id (old ones keep working). A billing-client reset needs an owner/admin with confirmReset.',
   toolset: 'tickets',
-  action: 'tickets.move',
+  op: moveTicket,
   input: (s) =>
     z.object({
       ticket: ticketArg(),
@@ -174,7 +175,7 @@ export const moveTicketTool = defineTool({
     }),
   output: compactTicket,
   fields: FIELDS,
-  run: async (ctx, a) => {
+  args: async (ctx, a) => {
     const [projectId, ids] = await Promise.all([resolveProjectRef(ctx, a.project, 'project'), fieldIds(ctx, a)]);
     const body = defined({
       projectId,
@@ -183,7 +184,8 @@ export const moveTicketTool = defineTool({
       assigneeId: ids.assigneeId,
       confirmReset: a.confirmReset,
     });
-    return compact(await moveTicket(ctx, { ...body, ref: a.ticket }));
+    return { ...body, ref: a.ticket };
   },
+  result: compact,
   text: ticketDone('Moved, now'),
 });
