@@ -34,6 +34,12 @@ const REST_EXEMPT: Record<string, string> = {
   'POST /api/auth/reauth': 're-authenticates the session',
   'POST /api/auth/logout': 'ends the session',
   'GET /api/auth/session': 'the session itself (who is signed in, its CSRF token)',
+  // one-time links from emails (issue 22): the link's secret is the credential and no principal
+  // exists yet; accepting an invitation makes the session as login does, a reset sets the password login checks
+  'GET /api/auth/invitations/:token': 'reads an invitation by its link, before anyone is signed in',
+  'POST /api/auth/invitations/:token/accept': 'joins by the link and makes the session, as login',
+  'POST /api/auth/password-reset': 'asks for a reset link, signed out (throttled like login)',
+  'POST /api/auth/password-reset/:token': 'sets the password by the link, signed out',
 };
 
 /** MCP tools that run no operation: none. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
@@ -6,6 +7,7 @@ import { makeLogger } from '../src/log.ts';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { makeClient, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from './helpers/smtp.ts';
+import { cleanEnv, runToEnd } from './helpers/spawn.ts';
 
 /**
  * Invitations (issue 22) through HTTP with a real graphile-worker and a real SMTP server: the email
@@ -223,5 +225,22 @@ describe('an invitation', () => {
     expect(rows).toContainEqual({ action: 'invitation.create', door: 'rest', outcome: 'succeeded' });
     expect(rows).toContainEqual({ action: 'invitation.create', door: 'rest', outcome: 'refused' });
     expect(rows).toContainEqual({ action: 'invitation.revoke', door: 'rest', outcome: 'succeeded' });
+  });
+});
+
+describe('wt invite', () => {
+  it('calls the same operation as the CLI principal: the worker emails the link, the audit names the door', async () => {
+    const wt = (...args: string[]) => runToEnd('node', [path.resolve('bin/wt.js'), ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+    const email = `cli-${uniq()}@example.test`;
+    const ok = await wt('invite', '--workspace', ws.slug, '--email', email, '--name', 'Cleo Cli', '--role', 'member');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ email, role: 'member', state: 'pending', invitedBy: owner.id });
+    linkIn((await mailTo(email))[0]!);
+    const refused = await wt('invite', '--workspace', ws.slug, '--email', email, '--name', 'Cleo Cli', '--role', 'member');
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('pending invitation')]);
+    const asMember = await wt('invite', '--workspace', ws.slug, '--email', `x-${email}`, '--name', 'X', '--role', 'member', '--as', member.email);
+    expect(asMember.code).toBe(2);
+    const [audit] = await app.db.sql`select door, outcome from ops_audit where workspace_id = ${ws.id} and target = ${`email ${email}`} order by id limit 1`;
+    expect(audit).toEqual({ door: 'cli', outcome: 'succeeded' });
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.ts';
-import { scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
+import { isAdminRole, scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
 import { issueToken } from '../core/auth/tokens.ts';
 import { operatorPrincipal } from '../core/auth/operator.ts';
 import { startRun } from '../core/billing/start.ts';
@@ -14,6 +14,7 @@ import type { MailboxMachinery } from '../core/mail/machinery.ts';
 import { embeddedKeyFile, loadSecretBox } from '../core/mail/secret-box.ts';
 import { outboundGuardFromConfig } from '../core/net/outbound.ts';
 import { runOp, type AnyOperation, type OperationInput, type OperationResult } from '../core/operation.ts';
+import { createInvitation } from '../core/people/invite.ts';
 import { changeRole } from '../core/people/role.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
@@ -169,6 +170,21 @@ export const COMMANDS: Record<string, Command> = {
     },
     print: (r) => JSON.stringify(r),
   }),
+  // an invitation by email, as POST /invitations: the worker sends it (the local outbox on the embedded default)
+  invite: command({
+    op: createInvitation,
+    input: async ({ db, values }, ctx) => {
+      const client = opt(values, 'client');
+      return {
+        email: need(values, 'email'),
+        name: need(values, 'name'),
+        // as typed: the operation's schema decides what it is
+        role: need(values, 'role') as OperationInput<typeof createInvitation>['role'],
+        clientId: client ? await clientOfCode(db, ctx.principal.workspaceId, client) : null,
+      };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
   // setup: tokens for people of a workspace, issued by the machine's operator (REST's token routes are the operation)
   'token create': {
     kind: 'setup',
@@ -179,6 +195,9 @@ export const COMMANDS: Record<string, Command> = {
       const actsAs = agent ? await identityId(db, agent) : creator;
       const scopes = (opt(values, 'scopes') ?? 'read,write,triage').split(',').map((s) => s.trim()) as Scope[];
       if (scopes.some((s) => !allScopes.includes(s))) throw new UsageError(`scopes are ${allScopes.join(', ')}`);
+      // as POST /tokens: only an Owner or Admin holds an admin-scoped token
+      const [holder] = await db.sql<{ role: Role }[]>`select role from memberships where workspace_id = ${ws} and identity_id = ${actsAs}`;
+      if (scopes.includes('admin') && !(holder && isAdminRole(holder.role))) throw new UsageError('only an owner or admin may hold an admin-scoped token');
       let projectIds: string[] | null = null;
       const projects = opt(values, 'projects');
       if (projects) {

@@ -18,7 +18,9 @@ const usage = `wt — work tracker command line
                                                add a person; for a member already there, a new role is a role change (as EMAIL)
   wt user role --workspace S --email E --role R [--client CODE] [--as EMAIL]
                                                change a member's role (audited; a client role drops the billing-operator flag)
-  wt token create --workspace S --email E --name N [--scopes read,write,triage]
+  wt invite --workspace S --email E --name N --role R [--client CODE] [--as EMAIL]
+                                               invite someone by email (the worker sends the link; audited)
+  wt token create --workspace S --email E --name N [--scopes read,write,triage,admin]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
   wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
                                                bill a closed period (as EMAIL, an owner or admin; default the first owner)

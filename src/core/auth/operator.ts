@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import { notFound } from '../errors.ts';
-import type { Principal, Role } from './principal.ts';
+import { scopes, type Principal, type Role } from './principal.ts';
 
 /**
  * The caller of a command run at the server (the CLI): someone with the database at hand is
@@ -13,7 +13,7 @@ export async function operatorPrincipal(sql: Db, slug: string, email?: string): 
     from workspaces w
     join memberships m on m.workspace_id = w.id
     join identities i on i.id = m.identity_id
-    where w.slug = ${slug} and ${email ? sql`lower(i.email) = lower(${email})` : sql`m.role = 'owner'`}
+    where w.slug = ${slug} and m.deactivated_at is null and ${email ? sql`lower(i.email) = lower(${email})` : sql`m.role = 'owner'`}
     order by m.created_at, m.identity_id limit 1`;
   if (!m)
     throw notFound(
@@ -29,7 +29,8 @@ export async function operatorPrincipal(sql: Db, slug: string, email?: string): 
     role: m.role,
     clientId: m.clientId,
     via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
+    // a browser session holds every scope
+    scopes: new Set(scopes),
     projectIds: null,
     tokenId: null,
     tokenKind: null,
