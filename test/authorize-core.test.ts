@@ -40,7 +40,7 @@ import { closePeriod, listPeriods, openPeriod, reopenPeriod } from '../src/core/
 import { archiveTicket } from '../src/core/tickets/archive.ts';
 import { createTicket } from '../src/core/tickets/create.ts';
 import { deleteTicket } from '../src/core/tickets/delete.ts';
-import { readTicketPage } from '../src/core/tickets/get.ts';
+import { readTicketPage } from '../src/core/tickets/read.ts';
 import { listTickets } from '../src/core/tickets/list.ts';
 import { moveTicket } from '../src/core/tickets/move.ts';
 import { setParent } from '../src/core/tickets/parent.ts';
@@ -192,8 +192,8 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'billing.runs.list': (ctx) => listRuns(ctx, {}),
   'billing.runs.read': (ctx) => getRun(ctx, { runId: randomUUID() }),
   'billing.runs.void': (ctx) => voidRun(ctx, { runId: randomUUID(), reason: 'probe' }),
-  'tickets.list': (ctx) => listTickets(ctx, {}),
-  'tickets.read': (ctx) => readTicketPage(ctx, { ref: w.ticket.humanId }),
+  'tickets.list': (ctx) => runOp(listTickets, ctx, {}),
+  'tickets.read': (ctx) => runOp(readTicketPage, ctx, { ref: w.ticket.humanId }),
   'tickets.create': (ctx) => runOp(createTicket, ctx, { projectId: w.projectId, title: 'x' }),
   'tickets.update': (ctx) => runOp(updateTicket, ctx, { ref: w.ticket.humanId, title: 'x' }),
   'tickets.move': (ctx) => runOp(moveTicket, ctx, { ref: w.ticket.humanId, projectId: w.projectId }),

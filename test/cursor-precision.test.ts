@@ -43,7 +43,7 @@ it('GET /tickets', async () => {
   for (let i = 0; i < 4; i++) ids.push((await makeTicket(db.sql, ws, { projectId: project.id, title: `T${i}` })).id);
   await db.sql`update tickets set updated_at = '2026-05-05T10:00:00.123000Z'::timestamptz + (array_position(${ids}::uuid[], id) * interval '1 microsecond') where id = any(${ids}::uuid[])`;
   const seen = await everyPage(async (cursor) => {
-    const r = await listTickets(ctx, { projectId: project.id, limit: '1', ...(cursor ? { cursor } : {}) });
+    const r = await runOp(listTickets, ctx, { projectId: project.id, limit: '1', ...(cursor ? { cursor } : {}) });
     return { items: r.items.map((t) => t.title), next: r.nextCursor };
   });
   expect(seen).toEqual(['T3', 'T2', 'T1', 'T0']);

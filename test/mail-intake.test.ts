@@ -11,7 +11,7 @@ import { enqueuePoll, schedulePolls } from '../src/core/mail/intake/schedule.ts'
 import { setMailbox } from '../src/core/mail/intake/settings.ts';
 import { runOp } from '../src/core/operation.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
-import { readTicketPage } from '../src/core/tickets/get.ts';
+import { readTicketPage } from '../src/core/tickets/read.ts';
 import { moveTicket } from '../src/core/tickets/move.ts';
 import { createClient } from '../src/core/workspaces/create.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -135,7 +135,7 @@ async function unseen(folder: string): Promise<number[]> {
 }
 
 const page = async (ctx: Ctx, ref: string) => {
-  const r = await readTicketPage(ctx, { ref });
+  const r = await runOp(readTicketPage, ctx, { ref });
   if (r.status !== 200) throw new Error('no page');
   return r.page;
 };

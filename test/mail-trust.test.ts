@@ -14,7 +14,7 @@ import { runOp } from '../src/core/operation.ts';
 import type { DnsResolver } from '../src/core/mail/intake/verify.ts';
 import type { OutgoingMail } from '../src/core/mail/mailer.ts';
 import { SecretBox } from '../src/core/mail/secret-box.ts';
-import { readTicketPage } from '../src/core/tickets/get.ts';
+import { readTicketPage } from '../src/core/tickets/read.ts';
 import { createClient } from '../src/core/workspaces/create.ts';
 import { makeLogger } from '../src/log.ts';
 import { loopbackGuard, startDovecot, type Dovecot } from './helpers/dovecot.ts';
@@ -159,7 +159,7 @@ async function attributedTo(w: World, identityId: string) {
 }
 
 const page = async (ctx: Ctx, ref: string) => {
-  const r = await readTicketPage(ctx, { ref });
+  const r = await runOp(readTicketPage, ctx, { ref });
   if (r.status !== 200) throw new Error('no page');
   return r.page;
 };
@@ -323,7 +323,7 @@ describe('mail never widens what a login sees (defect 4)', () => {
     const secret = await makeTicket(db.sql, w.ws, { projectId: project.id, title: 'Internal pricing', reporterId: w.owner.id });
     const carla = await makeUser(db.sql, w.ws, { role: 'client', clientId: w.acme, name: 'Carla Client' });
     const carlaCtx = makeCtx({ sql: db.sql }, await operatorPrincipal(db.sql, w.ws.slug, carla.email));
-    await expect(readTicketPage(carlaCtx, { ref: secret.humanId })).rejects.toMatchObject({ status: 404 });
+    await expect(runOp(readTicketPage, carlaCtx, { ref: secret.humanId })).rejects.toMatchObject({ status: 404 });
 
     // signed by her domain: she is who she says, and still may not file on a ticket she does not see
     const sign = { domain: 'example.test', privateKey: ownerKey.privateKey };
@@ -332,7 +332,7 @@ describe('mail never widens what a login sees (defect 4)', () => {
     const [entry] = await log(w);
     expect(entry).toMatchObject({ status: 'quarantined', commentId: null, verdict: 'dkim=pass (d=example.test) dmarc=pass' });
     expect(entry!.reason).toMatch(/^sender_cannot_see_ticket/);
-    await expect(readTicketPage(carlaCtx, { ref: secret.humanId })).rejects.toMatchObject({ status: 404 });
+    await expect(runOp(readTicketPage, carlaCtx, { ref: secret.humanId })).rejects.toMatchObject({ status: 404 });
     expect(await attributedTo(w, carla.id)).toMatchObject({ comments: 0, viewer: 0, events: 0 });
   });
 });

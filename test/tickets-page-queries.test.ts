@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOp } from '../src/core/operation.ts';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { recordEvent } from '../src/core/tickets/events.ts';
@@ -116,15 +117,15 @@ describe('statement count of GET /tickets', () => {
   it('is one statement per page, plus one when the filters name ids to check, whatever the page size', async () => {
     for (let i = 0; i < 12; i++) await makeTicket(app.db.sql, ws, { projectId: project.id });
     const p = await principalOf(member);
-    const small = await count((ctx) => listTickets(ctx, { limit: '2' }), p);
-    const large = await count((ctx) => listTickets(ctx, { limit: '50' }), p);
+    const small = await count((ctx) => runOp(listTickets, ctx, { limit: '2' }), p);
+    const large = await count((ctx) => runOp(listTickets, ctx, { limit: '50' }), p);
     expect(small.result.items).toHaveLength(2);
     expect(large.result.items.length).toBeGreaterThan(40);
     expect(small.n).toBe(1);
     expect(large.n).toBe(1);
-    const next = await count((ctx) => listTickets(ctx, { limit: '2', cursor: small.result.nextCursor!, q: 'ticket' }), p);
+    const next = await count((ctx) => runOp(listTickets, ctx, { limit: '2', cursor: small.result.nextCursor!, q: 'ticket' }), p);
     expect(next.n).toBe(1);
-    const filtered = await count((ctx) => listTickets(ctx, { projectId: project.id, assigneeId: member.id }), p);
+    const filtered = await count((ctx) => runOp(listTickets, ctx, { projectId: project.id, assigneeId: member.id }), p);
     expect(filtered.n).toBe(2);
   });
 });

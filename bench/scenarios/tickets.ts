@@ -1,4 +1,5 @@
 import { encodeUpdatedCursor } from '../../src/core/tickets/cursor.ts';
+import { runOp } from '../../src/core/operation.ts';
 import { listTickets } from '../../src/core/tickets/list.ts';
 import { explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, type Measured } from '../lib.ts';
@@ -38,8 +39,8 @@ export const tickets: Scenario = {
       authorization: `Bearer ${big.busyToken}`,
     });
 
-    const plan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => listTickets(ctx, { cursor }));
-    const qPlan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => listTickets(ctx, { q: 'checkout' }));
+    const plan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, { cursor }));
+    const qPlan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, { q: 'checkout' }));
     const verdict = (m: Measured, p50: number, p99: number) =>
       `${m.name}: p50 ${m.p50.toFixed(2)} ms (target < ${p50}) ${m.p50 < p50 ? 'OK' : 'MISSED'}, p99 ${m.p99.toFixed(2)} ms (target < ${p99}) ${m.p99 < p99 ? 'OK' : 'MISSED'}`;
     return {

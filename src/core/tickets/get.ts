@@ -1,10 +1,8 @@
-import { z } from 'zod';
-import { authorize, ticketRuleHolds } from '../access/authorize.ts';
+import { ticketRuleHolds } from '../access/authorize.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { isClientRole } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
-import { etagMatches, ticketEtag } from './etag.ts';
 import { loadTicket } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
 import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql, type CommentWindow } from './page-sql.ts';
@@ -14,10 +12,6 @@ import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
 import type { Comment } from '../comments/present.ts';
-import { MAX_COMMENT_LENGTH } from '../comments/create.ts';
-import { COMMENT_PAGE_MAX } from '../comments/list.ts';
-import { parseInput } from '../validation.ts';
-import { ticketRef } from './schemas.ts';
 import type { TicketFacts } from '../access/facts.ts';
 
 export interface TicketRefSummary {
@@ -176,32 +170,4 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
 /** GET /tickets/{ref}: the full page of a visible ticket; unknown or invisible is 404 `not_found`. */
 export async function getTicketPage(ctx: Ctx, ref: string, opts: TicketPageOptions = {}): Promise<TicketPage> {
   return buildTicketPage(ctx, await loadTicket(ctx, ref), opts);
-}
-
-export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };
-
-export const readTicketInput = z.object({
-  ref: ticketRef,
-  ifNoneMatch: z.string().nullish().describe('The ETag the caller holds (REST: If-None-Match): when current, the answer is 304 without the page.'),
-  comments: z
-    .object({
-      latestComments: z.int().min(1).max(COMMENT_PAGE_MAX).describe('How many of the latest readable comments to include.'),
-      commentChars: z.int().min(1).max(MAX_COMMENT_LENGTH).describe('Each body cut to this many characters, ending in "…".'),
-    })
-    .nullish()
-    .describe('Only the latest comments, bodies cut, and `commentsOmitted` (an assistant); absent: every comment in full.'),
-});
-
-/**
- * GET /tickets/{ref} with its ETag. When `ifNoneMatch` names the current version the page is
- * not built at all (one statement) and the answer is 304: cheap for pollers.
- */
-export async function readTicketPage(ctx: Ctx, raw: unknown): Promise<TicketPageRead> {
-  authorize(ctx, 'tickets.read');
-  const { ref, ifNoneMatch, comments } = parseInput(readTicketInput, raw);
-  const facts = await loadTicket(ctx, ref);
-  const current = ticketEtag(facts);
-  if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
-  const page = await buildTicketPage(ctx, facts, { comments });
-  return { status: 200, etag: ticketEtag(page), page };
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { authorize } from '../access/authorize.ts';
-import type { Ctx } from '../ctx.ts';
+import { defineOp } from '../operation.ts';
 import { decodeUpdatedCursor, encodeUpdatedCursor } from './cursor.ts';
 import { ticketFilterSchema, ticketFilterWhere } from './filters.ts';
-import { selectSummaries, type TicketSummary } from './summary.ts';
+import { ticketListSchema } from './summary-schema.ts';
+import { selectSummaries, type TicketList } from './summary.ts';
+
+export type { TicketList } from './summary.ts';
 
 export const LIST_LIMIT_MAX = 50;
 
@@ -27,36 +29,35 @@ export const listTicketsSchema = ticketFilterSchema.extend({
     .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_MAX}).`),
 });
 
-export interface TicketList {
-  items: TicketSummary[];
-  nextCursor: string | null;
-}
-
 /**
  * GET /tickets: the visible tickets matching the filters, most recently updated first
  * (updatedAt desc, id desc), one keyset page per call. A poller pages with `cursor` until it
  * reaches the updatedAt it already processed.
  */
-export async function listTickets(ctx: Ctx, input: unknown): Promise<TicketList> {
-  authorize(ctx, 'tickets.list');
-  const { sql } = ctx;
-  const q = listTicketsSchema.parse(input);
-  const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
-  const limit = q.limit ?? LIST_LIMIT_MAX;
-  const { where: filters } = await ticketFilterWhere(ctx, q);
-  const rows = await selectSummaries(ctx, {
-    where: sql`${filters}
+export const listTickets = defineOp({
+  name: 'tickets.list',
+  action: 'tickets.list',
+  input: listTicketsSchema,
+  output: ticketListSchema,
+  run: async (ctx, q): Promise<TicketList> => {
+    const { sql } = ctx;
+    const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
+    const limit = q.limit ?? LIST_LIMIT_MAX;
+    const { where: filters } = await ticketFilterWhere(ctx, q);
+    const rows = await selectSummaries(ctx, {
+      where: sql`${filters}
       and ${q.archived ? sql`t.archived` : sql`not t.archived`}
       ${after ? sql`and (t.updated_at, t.id) < (${after.at}::text::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
-    order: sql`t.updated_at desc, t.id desc`,
-    limit: limit + 1,
-    key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
-    customPlan: Boolean(q.q?.trim()),
-  });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    items: page.map((r) => r.summary),
-    nextCursor: rows.length > limit && last ? encodeUpdatedCursor({ at: last.key!, id: last.summary.id }) : null,
-  };
-}
+      order: sql`t.updated_at desc, t.id desc`,
+      limit: limit + 1,
+      key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
+      customPlan: Boolean(q.q?.trim()),
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((r) => r.summary),
+      nextCursor: rows.length > limit && last ? encodeUpdatedCursor({ at: last.key!, id: last.summary.id }) : null,
+    };
+  },
+});

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import type { TicketList } from './list.ts';
-import type { PersonRef, TicketSummary } from './summary.ts';
+import type { PersonRef, TicketList, TicketSummary } from './summary.ts';
 
 /** Response schemas of the contract's TicketSummary and TicketList (the OpenAPI document's, issue 15). */
 

@@ -136,6 +136,12 @@ export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined')
   )`;
 }
 
+/** A page of GET /tickets (and of a board column). */
+export interface TicketList {
+  items: TicketSummary[];
+  nextCursor: string | null;
+}
+
 export interface SummaryQuery {
   /** Conditions on ticket row `t`, ANDed with the caller's visibility (always applied here). */
   where: Fragment;

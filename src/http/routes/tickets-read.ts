@@ -1,37 +1,24 @@
 import { z } from 'zod';
-import { readTicketPage } from '../../core/tickets/get.ts';
+import { readTicketPage } from '../../core/tickets/read.ts';
 import { listTickets, listTicketsSchema } from '../../core/tickets/list.ts';
-import { coreCtx } from '../context.ts';
 import { defineRoute, ticketRefParam } from '../route-table.ts';
-import { ticketListSchema } from '../../core/tickets/summary-schema.ts';
 import { ticketPageSchema } from '../../core/tickets/page-schema.ts';
 
 /** Routes for GET /tickets and GET /tickets/:ref (issue 3). */
 export const ticketsReadRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/tickets',
-    action: 'tickets.list',
-    input: { query: listTicketsSchema },
-    output: ticketListSchema,
-    handler: async ({ ctx, deps }) => {
-      ctx.body = await listTickets(coreCtx(deps, ctx), ctx.query);
-    },
-  }),
+  defineRoute({ method: 'GET', path: '/tickets', op: listTickets, input: { query: listTicketsSchema } }),
   defineRoute({
     method: 'GET',
     path: '/tickets/:ref',
-    action: 'tickets.read',
+    op: readTicketPage,
     input: { params: z.object({ ref: ticketRefParam }) },
     output: { 200: ticketPageSchema, 304: null },
-    handler: async ({ ctx, deps, params }) => {
-      const res = await readTicketPage(coreCtx(deps, ctx), { ref: params.ref, ifNoneMatch: ctx.get('if-none-match') || null });
-      ctx.set('ETag', res.etag);
-      if (res.status === 304) {
-        ctx.status = 304;
-        return;
-      }
-      ctx.body = res.page;
+    // the path and the If-None-Match header; the query is not read
+    sent: ({ ctx, params }) => ({ ref: params.ref, ifNoneMatch: ctx.get('if-none-match') || null }),
+    respond: (ctx, read) => {
+      ctx.set('ETag', read.etag);
+      if (read.status === 304) ctx.status = 304;
+      else ctx.body = read.page;
     },
   }),
 ];

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { Ctx } from '../../core/ctx.ts';
 import { runOp } from '../../core/operation.ts';
 import { getWorkflow } from '../../core/workflow/get.ts';
-import { readTicketPage, type TicketPage } from '../../core/tickets/get.ts';
+import type { TicketPage } from '../../core/tickets/get.ts';
 import type { CommentWindow } from '../../core/tickets/page-sql.ts';
+import { readTicketPage, type TicketPageRead } from '../../core/tickets/read.ts';
 import { LIST_LIMIT_MAX, listTickets } from '../../core/tickets/list.ts';
 import { cursorArg, DEFAULT_PAGE, defined, FILTER_FIELDS, filterArgs, filterQuery, limitArg, ticketArg, type FilterArgs } from '../args.ts';
 import { compact, ticketList, ticketListText } from '../shapes.ts';
@@ -14,7 +15,7 @@ export const searchTicketsTool = defineTool({
   title: 'Search tickets',
   description: `Find tickets by full text and filters (names or ids), most recently updated first. Compact summaries; page with nextCursor (default ${DEFAULT_PAGE}, max ${LIST_LIMIT_MAX}). get_ticket shows one in full.`,
   toolset: 'tickets',
-  action: 'tickets.list',
+  op: listTickets,
   idempotent: true,
   input: (s) =>
     z.object({
@@ -25,16 +26,14 @@ export const searchTicketsTool = defineTool({
     }),
   output: ticketList,
   fields: FILTER_FIELDS,
-  run: async (ctx, a) => {
-    const query = defined({
+  args: async (ctx, a) =>
+    defined({
       ...(await filterQuery(ctx, a as FilterArgs)),
-      archived: a.archived === undefined ? undefined : String(a.archived),
+      archived: a.archived,
       cursor: a.cursor,
-      limit: String(a.limit),
-    });
-    const list = await listTickets(ctx, query);
-    return { items: list.items.map(compact), nextCursor: list.nextCursor };
-  },
+      limit: a.limit,
+    }),
+  result: (list) => ({ items: list.items.map(compact), nextCursor: list.nextCursor }),
   text: ticketListText,
 });
 
@@ -161,7 +160,7 @@ export const getTicketTool = defineTool({
   description:
     'One ticket in full: description, people, links (with linkIds), time, code-host links, your permissions, latest comments trimmed. include "comments" for all in full, "events" for the timeline.',
   toolset: 'tickets',
-  action: 'tickets.read',
+  op: readTicketPage,
   idempotent: true,
   input: () =>
     z.object({
@@ -170,22 +169,35 @@ export const getTicketTool = defineTool({
     }),
   output: ticketDetail,
   fields: { ref: 'ticket' },
-  run: (ctx, a) => readTicketDetail(ctx, a.ticket, a.include),
+  args: (_ctx, a) => readInput(a.ticket, a.include),
+  result: (read, a, ctx) => detailOf(ctx, read, a.include),
   text: ticketText,
 });
 
+/** The core read's input for get_ticket: the latest comments trimmed, unless all are asked for. */
+const readInput = (ticket: string, include: readonly Include[]) => ({
+  ref: ticket,
+  comments: include.includes('comments') ? null : LATEST_COMMENTS,
+});
+
 /**
- * One ticket as get_ticket (and the `worktracker://tickets/{humanId}` resource) shows it: the page
- * through the core's read (its visibility and errors), state names from the workflow (cached).
+ * The page made get_ticket's detail, with state names from the workflow. The workflow is read
+ * after the page rather than beside it: both long-lived processes (web, stdio) serve it from
+ * their cache, so the second read costs no round trip, and the tool stays one operation.
  */
-export async function readTicketDetail(ctx: Ctx, ticket: string, include: readonly Include[] = []): Promise<z.input<typeof ticketDetail>> {
-  const [read, workflow] = await Promise.all([
-    readTicketPage(ctx, { ref: ticket, comments: include.includes('comments') ? null : LATEST_COMMENTS }),
-    runOp(getWorkflow, ctx, {}),
-  ]);
+async function detailOf(ctx: Ctx, read: TicketPageRead, include: readonly Include[]): Promise<z.input<typeof ticketDetail>> {
   // without ifNoneMatch the core always answers the page
   if (read.status !== 200) throw new Error('a read without If-None-Match answered 304');
+  const workflow = await runOp(getWorkflow, ctx, {});
   return ticketDetailOf(read.page, include, new Map(workflow.states.map((st) => [st.id, st.name])));
+}
+
+/**
+ * One ticket as get_ticket (and the `worktracker://tickets/{humanId}` resource) shows it: the page
+ * through the core's read operation (its visibility and errors), state names from the workflow.
+ */
+export async function readTicketDetail(ctx: Ctx, ticket: string, include: readonly Include[] = []): Promise<z.input<typeof ticketDetail>> {
+  return detailOf(ctx, await runOp(readTicketPage, ctx, readInput(ticket, include)), include);
 }
 
 const refLine = (r: { humanId: string; title: string }) => `${r.humanId} ${r.title}`;

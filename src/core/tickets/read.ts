@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { MAX_COMMENT_LENGTH } from '../comments/create.ts';
+import { COMMENT_PAGE_MAX } from '../comments/list.ts';
+import { defineOp } from '../operation.ts';
+import { etagMatches, ticketEtag } from './etag.ts';
+import { buildTicketPage, type TicketPage } from './get.ts';
+import { loadTicket } from './load.ts';
+import { ticketPageSchema } from './page-schema.ts';
+import { ticketRef } from './schemas.ts';
+
+export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };
+
+export const readTicketInput = z.object({
+  ref: ticketRef,
+  ifNoneMatch: z.string().nullish().describe('The ETag the caller holds (REST: If-None-Match): when current, the answer is 304 without the page.'),
+  comments: z
+    .object({
+      latestComments: z.int().min(1).max(COMMENT_PAGE_MAX).describe('How many of the latest readable comments to include.'),
+      commentChars: z.int().min(1).max(MAX_COMMENT_LENGTH).describe('Each body cut to this many characters, ending in "…".'),
+    })
+    .nullish()
+    .describe('Only the latest comments, bodies cut, and `commentsOmitted` (an assistant); absent: every comment in full.'),
+});
+
+/** The read's result: the page with its ETag, or only the ETag when the caller's is current (REST: 304). */
+export const ticketPageReadSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal(200), etag: z.string(), page: ticketPageSchema }),
+  z.object({ status: z.literal(304), etag: z.string() }),
+]);
+
+/**
+ * GET /tickets/{ref} with its ETag. When `ifNoneMatch` names the current version the page is
+ * not built at all (one statement) and the answer is 304: cheap for pollers. A read: no transaction.
+ */
+export const readTicketPage = defineOp({
+  name: 'tickets.read',
+  action: 'tickets.read',
+  input: readTicketInput,
+  output: ticketPageReadSchema,
+  run: async (ctx, { ref, ifNoneMatch, comments }): Promise<TicketPageRead> => {
+    const facts = await loadTicket(ctx, ref);
+    const current = ticketEtag(facts);
+    if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
+    const page = await buildTicketPage(ctx, facts, { comments });
+    return { status: 200, etag: ticketEtag(page), page };
+  },
+});
