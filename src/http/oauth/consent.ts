@@ -9,7 +9,7 @@ import { clockOf } from '../../core/ctx.ts';
 import type { Services } from '../../core/services.ts';
 import { MCP_PATH } from '../../web/resource-metadata.ts';
 import { checkPost, first, formOf, seeOther, sendPage, sessionOf, signInRoute } from './browser.ts';
-import { consentPage, messagePage, signInPage } from './pages.ts';
+import { consentPage, messagePage, pageCsp, signInPage } from './pages.ts';
 import { CONSENT_PATH, type OAuthServer } from './provider.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -84,6 +84,7 @@ export function consentRoutes(router: Router, body: Koa.Middleware, services: Se
     if (!client) return sendPage(ctx, expired(), 400);
     const [who] = await services.sql<{ name: string }[]>`select name from identities where id = ${session.identityId}`;
     const isUrl = /^https:\/\//.test(client.clientId);
+    ctx.set('Content-Security-Policy', pageCsp(params.redirect_uri));
     sendPage(
       ctx,
       consentPage({

@@ -1,4 +1,5 @@
-import { html, type Html } from '../../core/html.ts';
+import { createHash } from 'node:crypto';
+import { Html, html } from '../../core/html.ts';
 import type { GrantView } from '../../core/oauth/grants.ts';
 import type { OAuthScope } from '../../core/oauth/scopes.ts';
 
@@ -9,7 +10,28 @@ import type { OAuthScope } from '../../core/oauth/scopes.ts';
  * text and next to what the server checked: the host of its client_id URL and of the redirect.
  */
 
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** The pages' own few rules over the console's stylesheet: checkboxes beside their text. Allowed by its hash. */
+const STYLE =
+  'fieldset{max-width:40rem}fieldset label{display:flex;gap:.5rem;align-items:baseline;font-weight:400}form.stack{max-width:40rem}' +
+  'ul.grants{list-style:none;padding:0;max-width:40rem}li.grant{border-bottom:1px solid #ccc;padding:.5rem 0 1rem}' +
+  'li.grant h2{font-size:1.1rem;margin:.25rem 0}li.grant dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.5rem 0}' +
+  'li.grant dt{font-weight:600}li.grant dd{margin:0;overflow-wrap:anywhere}';
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+const STYLE_TAG = new Html(`<style>${STYLE}</style>`);
+
+/**
+ * The pages' CSP: no script, nothing from elsewhere. A form may post here only, except that the
+ * consent form's answer is a redirect to the client, which browsers check against form-action
+ * too: `formTarget` (the redirect URI the authorization server already matched) is added then.
+ */
+export function pageCsp(formTarget?: string): string {
+  let target = '';
+  if (formTarget) {
+    const u = new URL(formTarget);
+    target = u.protocol === 'http:' || u.protocol === 'https:' ? ` ${u.origin}` : ` ${u.protocol}`;
+  }
+  return `default-src 'none'; style-src 'self' ${STYLE_HASH}; img-src 'self'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
+}
 
 const SCOPE_TEXT: Record<OAuthScope, string> = {
   read: 'read: see the tickets, comments, time and documents you can see',
@@ -25,6 +47,7 @@ function page(title: string, body: Html, error?: string | null): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Work tracker</title>
         <link rel="stylesheet" href="/ops/static/ops.css" />
+        ${STYLE_TAG}
       </head>
       <body>
         <header><p class="brand">Work tracker</p></header>
@@ -115,48 +138,44 @@ export function consentPage(v: ConsentView): string {
 const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
 export function grantsPage(grants: GrantView[], csrf: string, notice: string | null): string {
-  const rows = grants.map(
+  const items = grants.map(
     (g) =>
-      html`<tr>
-        <td>${g.clientName}<br /><small>${g.clientId}</small></td>
-        <td>${g.workspace}</td>
-        <td>${g.scopes.join(', ')}</td>
-        <td>${g.projects ? g.projects.join(', ') : 'all'}</td>
-        <td>${when(g.createdAt)}</td>
-        <td>${when(g.lastUsedAt)}</td>
-        <td>
-          ${
-            g.revokedAt
-              ? html`revoked ${when(g.revokedAt)}`
-              : html`<form method="post" action="/oauth/grants/${encodeURIComponent(g.grantId)}/revoke" class="inline">
-                  <input type="hidden" name="_csrf" value="${csrf}" />
-                  <button type="submit">Revoke</button>
-                </form>`
-          }
-        </td>
-      </tr>`,
+      html`<li class="grant">
+        <h2>${g.clientName}</h2>
+        <dl>
+          <dt>Client</dt>
+          <dd>${g.clientId}</dd>
+          <dt>Workspace</dt>
+          <dd>${g.workspace}</dd>
+          <dt>Scopes</dt>
+          <dd>${g.scopes.join(', ')}</dd>
+          <dt>Projects</dt>
+          <dd>${g.projects ? g.projects.join(', ') : 'all you can see'}</dd>
+          <dt>Allowed</dt>
+          <dd>${when(g.createdAt)}</dd>
+          <dt>Last used</dt>
+          <dd>${when(g.lastUsedAt)}</dd>
+          <dt>Access</dt>
+          <dd>${g.revokedAt ? `revoked ${when(g.revokedAt)}` : 'active'}</dd>
+        </dl>
+        ${
+          g.revokedAt
+            ? ''
+            : html`<form method="post" action="/oauth/grants/${encodeURIComponent(g.grantId)}/revoke">
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <button type="submit" class="danger">Revoke ${g.clientName}</button>
+              </form>`
+        }
+      </li>`,
   );
   return page(
     'Applications you have allowed',
     html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
     ${
       grants.length
-        ? html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Application</th>
-                <th scope="col">Workspace</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Projects</th>
-                <th scope="col">Allowed</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Access</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
+        ? html`<ul class="grants">
+            ${items}
+          </ul>`
         : html`<p>You have not allowed any application yet.</p>`
     }`,
   );

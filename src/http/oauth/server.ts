@@ -11,7 +11,7 @@ import { outboundGuardFromConfig, type OutboundGuard } from '../../core/net/outb
 import { guardedFetch } from './guarded-fetch.ts';
 import { consentRoutes } from './consent.ts';
 import { grantRoutes } from './grants-page.ts';
-import { messagePage, PAGE_CSP } from './pages.ts';
+import { messagePage, pageCsp } from './pages.ts';
 import { makeProvider, OAUTH_PREFIX, type OAuthServer } from './provider.ts';
 
 /** The authorization server's metadata (RFC 8414), and the OpenID name for the same document. */
@@ -76,7 +76,7 @@ export function oauthServer(services: Services, options: OAuthOptions = {}): Koa
   return async (ctx, next) => {
     const path = ctx.path;
     if (PAGE_PATH.test(path)) {
-      ctx.set('Content-Security-Policy', PAGE_CSP);
+      ctx.set('Content-Security-Policy', pageCsp());
       await pages(ctx as never, async () => {});
       if (ctx.body === undefined) {
         ctx.status = 404;
