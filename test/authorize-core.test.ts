@@ -58,6 +58,10 @@ import { addViewers } from '../src/core/viewers/add.ts';
 import { previewVisibility } from '../src/core/viewers/preview.ts';
 import { removeViewer } from '../src/core/viewers/remove.ts';
 import { getWorkflow } from '../src/core/workflow/get.ts';
+import { createKind, deleteKind, updateKind } from '../src/core/workflow/kinds.ts';
+import { createLabel, deleteLabel, updateLabel } from '../src/core/workflow/labels.ts';
+import { createPriority, deletePriority, updatePriority } from '../src/core/workflow/priorities.ts';
+import { createState, deleteState, updateState } from '../src/core/workflow/states.ts';
 import { listPeople } from '../src/core/people/list.ts';
 import { listProjects } from '../src/core/projects/list.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -186,6 +190,18 @@ function ctxOf(person: Person, as: As = {}): Ctx {
 /** Each action's core operation, called with inputs valid enough to reach its ticket checks. */
 const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'workflow.read': (ctx) => runOp(getWorkflow, ctx, {}),
+  'workflow.states.create': (ctx) => runOp(createState, ctx, { key: 'probe', name: 'Probe', category: 'open' }),
+  'workflow.states.update': (ctx) => runOp(updateState, ctx, { id: randomUUID(), name: 'Probe' }),
+  'workflow.states.delete': (ctx) => runOp(deleteState, ctx, { id: randomUUID() }),
+  'workflow.kinds.create': (ctx) => runOp(createKind, ctx, { key: 'probe', name: 'Probe' }),
+  'workflow.kinds.update': (ctx) => runOp(updateKind, ctx, { id: randomUUID(), name: 'Probe' }),
+  'workflow.kinds.delete': (ctx) => runOp(deleteKind, ctx, { id: randomUUID() }),
+  'workflow.priorities.create': (ctx) => runOp(createPriority, ctx, { key: 'probe', name: 'Probe' }),
+  'workflow.priorities.update': (ctx) => runOp(updatePriority, ctx, { id: randomUUID(), name: 'Probe' }),
+  'workflow.priorities.delete': (ctx) => runOp(deletePriority, ctx, { id: randomUUID() }),
+  'workflow.labels.create': (ctx) => runOp(createLabel, ctx, { name: 'probe' }),
+  'workflow.labels.update': (ctx) => runOp(updateLabel, ctx, { id: randomUUID(), name: 'Probe' }),
+  'workflow.labels.delete': (ctx) => runOp(deleteLabel, ctx, { id: randomUUID() }),
   'projects.list': (ctx) => runOp(listProjects, ctx, {}),
   'people.list': (ctx) => runOp(listPeople, ctx, {}),
   'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),

@@ -44,6 +44,8 @@ function gateOf(route: RouteDef): Gate {
   if (!isAction(route.action)) return route.action;
   const r: { session?: true; reauth?: true; scope?: string } = ACTIONS[route.action];
   if (r.session || r.reauth) return 'session';
+  // administration (issue 22): a session, or a token with the admin scope
+  if (r.scope === 'admin') return 'admin';
   return r.scope === 'write' ? 'write' : 'read';
 }
 

@@ -28,6 +28,11 @@ export class WorkspaceCache<T> {
     await this.unlisten?.();
   }
 
+  /** Forgets one workspace's value here and now (a change this process just committed; the NOTIFY follows). */
+  drop(workspaceId: string): void {
+    this.values.delete(workspaceId);
+  }
+
   get(workspaceId: string, load: () => Promise<T>, now = Date.now()): Promise<T> {
     const hit = this.values.get(workspaceId);
     if (hit && hit.until > now) return hit.value;

@@ -45,6 +45,18 @@ const hidden = seesHiddenProject;
 const inbox = seesInbox;
 const uniq = () => randomBytes(4).toString('hex');
 
+/** A new item of a workflow list that no ticket uses, for a probe that changes or deletes it. */
+async function workflowItem(w: AuthzWorld, table: 'workflow_states' | 'ticket_kinds' | 'priorities' | 'labels'): Promise<string> {
+  const sql = w.app.db.sql;
+  const [row] =
+    table === 'labels'
+      ? await sql<{ id: string }[]>`insert into labels (workspace_id, name) values (${w.ws.id}, ${`probe ${uniq()}`}) returning id`
+      : await sql<{ id: string }[]>`
+          insert into ${sql(table)} ${sql({ workspace_id: w.ws.id, key: `probe_${uniq()}`, name: 'Probe', position: 99, ...(table === 'workflow_states' ? { category: 'open' } : {}) })}
+          returning id`;
+  return row!.id;
+}
+
 /** Moving and archiving a PA ticket: Owner/Admin and the full members (member, agent); client users are refused. */
 const staffOnly = (status: number) => (c: Cred) => (isClient(c) ? 403 : status);
 /** The Inbox needs triage on a token, no allow-list, and a workspace user. */
@@ -167,6 +179,65 @@ export const TABLE: Record<string, Probe[]> = {
   'DELETE /mcp': [{ label: 'no session to end (stateless)', auth: 'public', ok: 405, headers: MCP_HEADERS }],
 
   'GET /api/w/:slug/workflow': [{ label: 'workflow', auth: 'read', ok: 200 }],
+  // issue 22: the workflow's lists; each delete removes an item made for the cell, nobody uses it (no moveTo needed)
+  'POST /api/w/:slug/workflow/states': [
+    { label: 'a new state', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { key: `probe_${uniq()}`, name: 'Probe', category: 'open' } }) },
+  ],
+  'PUT /api/w/:slug/workflow/states/:id': [
+    {
+      label: 'the default state, renamed as it is',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: (w) => ({ params: { id: w.states.default }, body: { name: 'Todo' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/workflow/states/:id': [
+    { label: 'an unused state', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await workflowItem(w, 'workflow_states') } }) },
+  ],
+  'POST /api/w/:slug/workflow/kinds': [
+    { label: 'a new kind', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { key: `probe_${uniq()}`, name: 'Probe' } }) },
+  ],
+  'PUT /api/w/:slug/workflow/kinds/:id': [
+    {
+      label: 'an unused kind, renamed',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: await workflowItem(w, 'ticket_kinds') }, body: { name: 'Renamed' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/workflow/kinds/:id': [
+    { label: 'an unused kind', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await workflowItem(w, 'ticket_kinds') } }) },
+  ],
+  'POST /api/w/:slug/workflow/priorities': [
+    { label: 'a new priority', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { key: `probe_${uniq()}`, name: 'Probe' } }) },
+  ],
+  'PUT /api/w/:slug/workflow/priorities/:id': [
+    {
+      label: 'an unused priority, renamed',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: await workflowItem(w, 'priorities') }, body: { name: 'Renamed' } }),
+    },
+  ],
+  'DELETE /api/w/:slug/workflow/priorities/:id': [
+    { label: 'an unused priority', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await workflowItem(w, 'priorities') } }) },
+  ],
+  'POST /api/w/:slug/workflow/labels': [{ label: 'a new label', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { name: `probe ${uniq()}` } }) }],
+  'PUT /api/w/:slug/workflow/labels/:id': [
+    {
+      label: 'an unused label, renamed',
+      auth: 'admin',
+      admin: true,
+      ok: 200,
+      build: async (w) => ({ params: { id: await workflowItem(w, 'labels') }, body: { name: `renamed ${uniq()}` } }),
+    },
+  ],
+  'DELETE /api/w/:slug/workflow/labels/:id': [
+    { label: 'an unused label', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await workflowItem(w, 'labels') } }) },
+  ],
   'GET /api/w/:slug/invitations': [{ label: 'list', auth: 'admin', admin: true, ok: 200 }],
   'POST /api/w/:slug/invitations': [
     {

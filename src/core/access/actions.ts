@@ -73,6 +73,19 @@ const writeAudience = {
 /** Every core operation that has a caller, by action name. */
 export const ACTIONS = {
   'workflow.read': read,
+  // issue 22: the workflow's lists (src/core/workflow/states.ts, kinds.ts, priorities.ts, labels.ts)
+  'workflow.states.create': administer,
+  'workflow.states.update': administer,
+  'workflow.states.delete': administer,
+  'workflow.kinds.create': administer,
+  'workflow.kinds.update': administer,
+  'workflow.kinds.delete': administer,
+  'workflow.priorities.create': administer,
+  'workflow.priorities.update': administer,
+  'workflow.priorities.delete': administer,
+  'workflow.labels.create': administer,
+  'workflow.labels.update': administer,
+  'workflow.labels.delete': administer,
   'projects.list': read,
   'projects.read': { ...read, staff: true },
   'projects.create': administer,

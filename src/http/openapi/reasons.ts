@@ -12,6 +12,9 @@ const CLIENT_FIELD_REASONS = ['unknown_locale', 'policy_format', 'unknown_bank',
 /** A project's fields that can be refused for their value (src/core/projects/rules.ts). */
 const PROJECT_FIELD_REASONS = ['key_reserved', 'policy_format', 'unknown_bank', 'bank_client_mismatch', 'collaborator_is_billing_client'];
 
+/** The refusals of deleting an item of a workflow list (src/core/workflow/vocabulary.ts), beside its own one-of flag and unknown id. */
+const WORKFLOW_DELETE = { 400: ['same_target'], 404: ['unknown_target'], 409: ['in_use'] };
+
 /** Filters a client user or a restricted token may not use: the Inbox, billing. */
 const FILTER_FORBIDDEN = ['inbox_forbidden', 'billing_fields_forbidden'];
 
@@ -148,6 +151,19 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'DELETE /projects/{id}/members/{identityId}': { 404: ['unknown_project', 'unknown_person'] },
   'PATCH /categories/{id}': { 404: ['unknown_category'], 409: ['category_exists'] },
   'DELETE /categories/{id}': { 404: ['unknown_category'], 409: ['in_use'] },
+  // issue 22: the workflow's lists (src/core/workflow: states.ts, kinds.ts, priorities.ts, labels.ts)
+  'POST /workflow/states': { 409: ['key_taken', 'default_closed'] },
+  'PUT /workflow/states/{id}': { 404: ['unknown_state'], 409: ['key_taken', 'default_closed', 'default_required', 'resolve_required', 'in_use'] },
+  'DELETE /workflow/states/{id}': { ...WORKFLOW_DELETE, 404: ['unknown_state', 'unknown_target'], 409: ['default_required', 'resolve_required', 'in_use'] },
+  'POST /workflow/kinds': { 409: ['key_taken'] },
+  'PUT /workflow/kinds/{id}': { 404: ['unknown_kind'], 409: ['key_taken', 'inbound_required'] },
+  'DELETE /workflow/kinds/{id}': { ...WORKFLOW_DELETE, 404: ['unknown_kind', 'unknown_target'], 409: ['inbound_required', 'in_use'] },
+  'POST /workflow/priorities': { 409: ['key_taken'] },
+  'PUT /workflow/priorities/{id}': { 404: ['unknown_priority'], 409: ['key_taken', 'default_required'] },
+  'DELETE /workflow/priorities/{id}': { ...WORKFLOW_DELETE, 404: ['unknown_priority', 'unknown_target'], 409: ['default_required', 'in_use'] },
+  'POST /workflow/labels': { 409: ['name_taken'] },
+  'PUT /workflow/labels/{id}': { 404: ['unknown_label'], 409: ['name_taken'] },
+  'DELETE /workflow/labels/{id}': { ...WORKFLOW_DELETE, 404: ['unknown_label', 'unknown_target'] },
 };
 
 /**

@@ -23,6 +23,7 @@ import { ticketsWriteRoutes } from './tickets-write.ts';
 import { timeRoutes } from './time.ts';
 import { workspaceRoutes } from './workspace.ts';
 import { wellKnownRoutes } from './well-known.ts';
+import { workflowAdminRoutes } from './workflow-admin.ts';
 
 /** The OpenAPI document's tags, in its order: one per subject; each route group below names its own. */
 const TAGS = [
@@ -65,6 +66,7 @@ export const rootGroups: RouteGroup[] = [
 /** Every area mounted under /api/w/:slug, one router per area, in this order. */
 export const workspaceGroups: RouteGroup[] = [
   group('workspace', workspaceRoutes),
+  group('workspace', workflowAdminRoutes),
   group('people', peopleRoutes),
   group('tickets', ticketsReadRoutes),
   group('tickets', ticketsWriteRoutes),
