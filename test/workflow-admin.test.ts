@@ -244,6 +244,22 @@ describe('workflow states', () => {
   });
 });
 
+describe('concurrent changes to one list', () => {
+  it('one writer at a time: racing defaults leave exactly one, racing inserts at position 0 leave positions 0..n-1', async () => {
+    const w = await world();
+    const keys = ['triage', 'in_progress', 'in_review', 'todo'] as const;
+    const defaults = await Promise.all(keys.map((k) => w.call('PUT', `/workflow/states/${w.wf.states[k]}`, { isDefault: true })));
+    expect(defaults.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const inserts = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => w.call('POST', '/workflow/states', { key: `racer_${i}`, name: `Racer ${i}`, category: 'open', position: 0 })),
+    );
+    expect(inserts.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const states = (await workflowOf(w)).states;
+    expect(states.filter((s: any) => s.isDefault)).toHaveLength(1);
+    expect(states.map((s: any) => s.position)).toEqual(states.map((_: unknown, i: number) => i));
+  });
+});
+
 describe('ticket kinds', () => {
   let w: World;
   beforeAll(async () => {
