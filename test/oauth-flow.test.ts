@@ -117,6 +117,9 @@ async function runFlow(provider: MemoryOAuthProvider) {
   const tokens = provider.saved!;
   expect(tokens.refresh_token).toBeTruthy();
   expect(tokens.scope?.split(' ').sort()).toEqual(['read', 'write']);
+  // stored hashed: no code or token appears in the authorization server's storage
+  const stored = (await app.db.sql<{ t: string }[]>`select payload::text || id_hash::text as t from oauth_records`).map((r) => r.t).join('\n');
+  for (const secret of [code!, tokens.access_token, tokens.refresh_token!]) expect(stored).not.toContain(secret);
   // 5. tools/list: exactly what a read+write token limited to that project is offered
   const client = await mcpWith(provider);
   const names = (await client.listTools()).tools.map((t) => t.name).sort();

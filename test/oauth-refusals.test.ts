@@ -191,6 +191,13 @@ describe('OAuth refusals (issue 24)', () => {
     expect(rest.status).toBe(401);
   });
 
+  it('a deactivated member’s access token is refused, like their API tokens', async () => {
+    const other = await makeUser(app.db.sql, ws, { role: 'member' });
+    const { tokens } = await tokensFor(other);
+    await app.db.sql`update memberships set deactivated_at = now() where identity_id = ${other.id}`;
+    expect((await mcp(tokens.access_token!)).status).toBe(401);
+  });
+
   it('a consent for more than the person’s role allows is invalid_scope', async () => {
     const clientId = await register();
     // a client user may delegate read and write, never triage (the Inbox)

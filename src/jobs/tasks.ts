@@ -1,5 +1,6 @@
 import type { Task, TaskList } from 'graphile-worker';
 import { deleteExpiredSessions } from '../core/auth/sessions.ts';
+import { deleteExpiredOAuthRecords } from '../core/oauth/records.ts';
 import { deleteExpiredIdempotencyKeys } from '../core/idempotency/keys.ts';
 import { crons, jobs } from '../core/jobs/catalog.ts';
 import { deleteFinishedQueuedJobs, deleteOldJobHistory } from '../core/jobs/retention.ts';
@@ -30,7 +31,10 @@ export function taskListFor(services: JobServices): TaskList {
     resetMail: people.resetMail,
   };
   const forCrons: Record<keyof typeof crons, Task> = {
-    sessionsCleanup: cronTask(crons.sessionsCleanup, services, async ({ sql }) => void (await deleteExpiredSessions(sql))),
+    sessionsCleanup: cronTask(crons.sessionsCleanup, services, async ({ sql }) => {
+      await deleteExpiredSessions(sql);
+      await deleteExpiredOAuthRecords(sql);
+    }),
     limitsCleanup: cronTask(crons.limitsCleanup, services, async ({ sql }) => {
       await deleteExpiredCounters(sql);
       await deleteExpiredIdempotencyKeys(sql);

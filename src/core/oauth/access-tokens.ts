@@ -54,7 +54,7 @@ export async function loadAccessToken(sql: Db, raw: string, now: Date): Promise<
     join api_tokens t on t.id = g.token_id
     join workspaces w on w.id = t.workspace_id
     join identities i on i.id = t.acts_as
-    join memberships m on m.workspace_id = t.workspace_id and m.identity_id = t.acts_as
+    join memberships m on m.workspace_id = t.workspace_id and m.identity_id = t.acts_as and m.deactivated_at is null
     where r.model = 'AccessToken' and r.id_hash = ${sha256(raw)} and r.expires_at > ${now}
       and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${now})`;
   if (!r) return undefined;

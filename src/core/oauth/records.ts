@@ -100,3 +100,14 @@ export async function endGrant(sql: Db, grantId: string, now: Date): Promise<voi
   await sql`delete from oauth_records where grant_id = ${grantId}`;
   await announce(sql, grantId);
 }
+
+/**
+ * The hourly `sessions:cleanup` cron task (with expired browser sessions'): codes, tokens,
+ * interactions and sessions of the authorization server past their lifetime. Grants and
+ * registered clients expire too; a grant's delegated token row stays (revoked or not) for the
+ * grants page and the audit.
+ */
+export async function deleteExpiredOAuthRecords(sql: Db, now: Date = new Date()): Promise<number> {
+  const r = await sql`delete from oauth_records where expires_at < ${now}`;
+  return r.count;
+}
