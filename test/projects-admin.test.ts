@@ -90,7 +90,8 @@ describe('POST /projects', () => {
     );
     expect(res.status).toBe(201);
     const list = await app.call('GET', `${W()}/projects`, { session: clientSession });
-    if (list.status === 200) expect(list.body.projects.map((p: { key: string }) => p.key)).toContain('APP');
+    expect(list.status).toBe(200);
+    expect(list.body.projects.map((p: { key: string }) => p.key)).toEqual(['APP', 'WEB']);
   });
 
   it('a key taken is 409 key_taken; INBOX is 400 key_reserved; malformed keys 400 validation', async () => {
@@ -143,6 +144,26 @@ describe('POST /projects', () => {
     expect(reasonOf(await call('POST', '/projects', { key: 'NOPE', name: 'X' }, { session: memberSession }))).toBe('admin_only');
     expect(reasonOf(await call('POST', '/projects', { key: 'NOPE', name: 'X' }, { token: writeToken }))).toBe('missing_scope');
     expect(reasonOf(await call('POST', '/projects', { key: 'NOPE', name: 'X' }, { session: clientSession }))).toBe('admin_only');
+  });
+});
+
+describe('GET /projects', () => {
+  it('names the projects the caller may address, by key; archived ones only when asked (archived=true|all); a bad value 400', async () => {
+    const p = (await call('POST', '/projects', { key: 'OLD', name: 'Old one' })).body;
+    await call('POST', `/projects/${p.id}/archive`, {});
+    const keys = async (q = '', auth: Auth = { session }) =>
+      (await call('GET', `/projects${q}`, undefined, auth)).body.projects.map((x: { key: string }) => x.key);
+    expect(await keys()).not.toContain('OLD');
+    expect(await keys('?archived=true')).toEqual(['OLD']);
+    expect(await keys('?archived=all')).toContain('OLD');
+    const [item] = (await call('GET', '/projects?archived=true')).body.projects;
+    expect(item).toEqual({ id: p.id, key: 'OLD', name: 'Old one', billingClient: null, membership: null, archivedAt: expect.any(String) });
+    // a member sees only their own projects (none yet), with a read token too
+    const read = await makeToken(app.db.sql, ws, member, { scopes: ['read'] });
+    expect(await keys('?archived=all', { token: read.token })).toEqual([]);
+    const bad = await call('GET', '/projects?archived=maybe');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toMatchObject({ reason: 'validation', field: 'archived' });
   });
 });
 

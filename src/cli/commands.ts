@@ -14,8 +14,12 @@ import type { MailboxMachinery } from '../core/mail/machinery.ts';
 import { embeddedKeyFile, loadSecretBox } from '../core/mail/secret-box.ts';
 import { outboundGuardFromConfig } from '../core/net/outbound.ts';
 import { runOp, type AnyOperation, type OperationInput, type OperationResult } from '../core/operation.ts';
+import { createClient } from '../core/clients/create.ts';
+import { listClients } from '../core/clients/list.ts';
 import { createInvitation } from '../core/people/invite.ts';
 import { changeRole } from '../core/people/role.ts';
+import { createProject } from '../core/projects/create.ts';
+import { listProjects } from '../core/projects/list.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import type { Database } from '../db/open.ts';
@@ -265,6 +269,47 @@ export const COMMANDS: Record<string, Command> = {
     print: pretty,
   }),
   'mailbox poll': command({ op: requestPoll, input: () => ({}), print: (r) => JSON.stringify(r) }),
+  // clients and projects, as POST/GET /clients and /projects (issue 22): provisioning and recovery
+  'client create': command({
+    op: createClient,
+    input: ({ values }) => ({
+      name: need(values, 'name'),
+      code: need(values, 'code'),
+      locale: opt(values, 'locale'),
+      // as typed: the operation's schema decides what they are
+      timesheetLayout: opt(values, 'layout') as OperationInput<typeof createClient>['timesheetLayout'],
+      billingPolicy: opt(values, 'policy'),
+      billingMode: opt(values, 'mode') as OperationInput<typeof createClient>['billingMode'],
+    }),
+    print: (r) => JSON.stringify(r),
+  }),
+  'client list': command({
+    op: listClients,
+    input: ({ values }) => ({ archived: values.archived ? ('all' as const) : ('false' as const) }),
+    print: (r) => r.clients.map((c) => `${c.code}\t${c.name}\t${c.locale}${c.archivedAt ? '\tarchived' : ''}`).join('\n') || 'no clients',
+  }),
+  'project create': command({
+    op: createProject,
+    input: async ({ db, values }, ctx) => {
+      const ws = ctx.principal.workspaceId;
+      const client = opt(values, 'client');
+      const collaborators = opt(values, 'collaborators');
+      return {
+        key: need(values, 'key'),
+        name: need(values, 'name'),
+        billingClientId: client ? await clientOfCode(db, ws, client) : null,
+        collaboratorIds: collaborators ? await Promise.all(collaborators.split(',').map((c) => clientOfCode(db, ws, c.trim().toUpperCase()))) : [],
+        billingPolicy: opt(values, 'policy') ?? null,
+        billingMode: (opt(values, 'mode') ?? null) as OperationInput<typeof createProject>['billingMode'],
+      };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
+  'project list': command({
+    op: listProjects,
+    input: () => ({}),
+    print: (r) => r.projects.map((p) => `${p.key}\t${p.name}${p.billingClient ? `\t${p.billingClient.code}` : ''}`).join('\n') || 'no projects',
+  }),
 };
 
 /** Runs one command: a process or setup command itself, an operation command through `runOp` as the CLI's principal. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
-import { AppError } from '../core/errors.ts';
+import { toAppError } from '../core/failures.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { makeLogger } from '../log.ts';
@@ -20,6 +20,14 @@ const usage = `wt — work tracker command line
                                                change a member's role (audited; a client role drops the billing-operator flag)
   wt invite --workspace S --email E --name N --role R [--client CODE] [--as EMAIL]
                                                invite someone by email (the worker sends the link; audited)
+  wt client create --workspace S --name N --code C [--locale L] [--layout combined|project]
+                    [--policy paid|free|bank:ID] [--mode period|on_close] [--as EMAIL]
+                                               create a client (audited)
+  wt client list --workspace S [--archived]    the workspace's clients (--archived: archived ones too)
+  wt project create --workspace S --key K --name N [--client CODE] [--collaborators CODE,CODE]
+                    [--policy paid|free|bank:ID] [--mode period|on_close] [--as EMAIL]
+                                               create a project billed to a client (audited); members: PUT /projects/{id}/members
+  wt project list --workspace S [--as EMAIL]   the projects the caller may name
   wt token create --workspace S --email E --name N [--scopes read,write,triage,admin]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
   wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
@@ -73,6 +81,14 @@ async function run(argv: string[]): Promise<void> {
       reason: { type: 'string' },
       document: { type: 'string' },
       delivery: { type: 'string' },
+      code: { type: 'string' },
+      locale: { type: 'string' },
+      layout: { type: 'string' },
+      policy: { type: 'string' },
+      mode: { type: 'string' },
+      key: { type: 'string' },
+      collaborators: { type: 'string' },
+      archived: { type: 'boolean' },
     },
   });
   const command = positionals.join(' ');
@@ -105,8 +121,10 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof AppError) {
-      console.error(`wt: ${err.message}`);
+    // an operation's input refused by its schema is the same 400 as through REST (toAppError), not a crash
+    const refused = err instanceof UsageError || err instanceof ConfigError ? err : toAppError(err);
+    if (refused) {
+      console.error(`wt: ${refused.message}`);
       process.exit(2);
     }
     console.error(err);

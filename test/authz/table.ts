@@ -707,6 +707,7 @@ export const TABLE: Record<string, Probe[]> = {
   'PUT /api/w/:slug/clients/:id/recipients': [
     { label: 'a client of its own', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await aClient(w) }, body: { recipients: [] } }) },
   ],
+  'GET /api/w/:slug/projects': [{ label: 'list', auth: 'read', ok: 200 }],
   'POST /api/w/:slug/projects': [
     { label: 'a new project', auth: 'admin', admin: true, ok: 201, build: () => ({ body: { key: `Q${uniq().toUpperCase()}`, name: 'Probe' } }) },
   ],

@@ -42,6 +42,17 @@ export interface Project {
   createdAt: string;
 }
 
+/** A project as the project list names it to the caller. */
+export interface ProjectListItem {
+  id: string;
+  key: string;
+  name: string;
+  billingClient: { id: string; code: string; name: string } | null;
+  /** The caller's own membership of the project; null when not a member. */
+  membership: { access: 'full' | 'limited'; isManager: boolean } | null;
+  archivedAt: string | null;
+}
+
 export interface ProjectMember {
   identityId: string;
   name: string;
@@ -86,4 +97,26 @@ export const projectMemberSchema = describing<ProjectMember>()(
 
 export const projectMemberListSchema = describing<{ members: ProjectMember[] }>()(
   z.object({ members: z.array(projectMemberSchema) }).meta({ id: 'ProjectMemberList' }),
+);
+
+export const projectListSchema = describing<{ projects: ProjectListItem[] }>()(
+  z
+    .object({
+      projects: z.array(
+        z
+          .object({
+            id: uuidOut,
+            key: z.string(),
+            name: z.string(),
+            billingClient: z.object({ id: uuidOut, code: z.string(), name: z.string() }).nullable().describe('Null: internal work.'),
+            membership: z
+              .object({ access: z.enum(['full', 'limited']), isManager: z.boolean() })
+              .nullable()
+              .describe('The caller’s own membership; null: not a member.'),
+            archivedAt: dateTimeOut.nullable(),
+          })
+          .meta({ id: 'ProjectListItem' }),
+      ),
+    })
+    .meta({ id: 'ProjectList' }),
 );
