@@ -4,16 +4,14 @@ import type Koa from 'koa';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
 import { authorize, can } from '../core/access/authorize.ts';
-import { assertCsrf } from '../core/auth/csrf.ts';
-import { isSameOriginPost } from '../core/auth/origin.ts';
 import type { Principal } from '../core/auth/principal.ts';
-import { findSession, login, logout, reauthenticate, type Session } from '../core/auth/sessions.ts';
-import { clockOf, makeCtx, type Ctx } from '../core/ctx.ts';
+import { makeCtx, type Ctx } from '../core/ctx.ts';
 import { conflict } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
 import { runOp } from '../core/operation.ts';
 import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
+import { checkCsrf, readSession, reauthSession, sameOriginPost, signIn, signOut } from '../web/session.ts';
 import { crontabItems } from './crontab.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
@@ -21,15 +19,10 @@ import { consoleRoutes } from './pages/index.ts';
 import { loginPage } from './pages/login.ts';
 import { safeNext, withMessage, type Answer, type ConsoleAction, type ConsoleOptions, type Handler, type OpsRequest, type OpsRoute } from './route.ts';
 
-/** The browser session cookie REST's login sets (src/http): one session for the API and the console. */
-const SESSION_COOKIE = 'wt_session';
-
 const STATIC = Object.fromEntries(['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))])) as Record<string, Buffer>;
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-export { safeNext } from './route.ts';
 
 const flat = (o: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]));
@@ -73,19 +66,17 @@ function errorPage(status: number, title: string, message: string, principal?: P
  * other path passes through untouched.
  */
 export function opsConsole(services: Services, options: ConsoleOptions): Koa.Middleware {
-  const now = clockOf(services);
   // what the console's operations read beyond the database: the crontab (parsed once, here at the edge) and the outbox folder
   const machinery = { crontab: crontabItems(options.crontab), outboxDir: options.outboxDir };
   const ctxOf = (principal: Principal) => ({ ...makeCtx(services, principal), ...machinery });
   const router = new Router({ prefix: '/ops' });
   const body = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '64kb' });
-  const secure = (ctx: Koa.Context) => (services.config.COOKIE_SECURE === 'auto' ? ctx.secure : services.config.COOKIE_SECURE === 'true');
-  const guardOf = (ctx: Koa.Context) => (services.loginGuard ? { guard: services.loginGuard, address: ctx.ip } : undefined);
 
   const send = (ctx: Koa.Context, a: Answer) => {
     if ('redirect' in a) {
       ctx.status = 303;
-      ctx.redirect(a.redirect);
+      // every redirect stays in the console, whatever built its path (a form's _back, a referer)
+      ctx.redirect(safeNext(a.redirect, '/ops'));
       return;
     }
     ctx.status = a.status ?? 200;
@@ -103,15 +94,11 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
   router.get('/login', (ctx) => send(ctx, { page: loginPage(safeNext(ctx.query.next), null) }));
   router.post('/login', body, async (ctx) => {
     const form = flat(ctx.request.body);
-    if (!isSameOriginPost({ host: ctx.host, origin: ctx.get('origin'), secFetchSite: ctx.get('sec-fetch-site') })) {
+    if (!sameOriginPost(ctx)) {
       return send(ctx, { page: errorPage(403, 'Refused', 'This sign-in form was sent from another site. Open the console and sign in there.'), status: 403 });
     }
     try {
-      const { secret, expiresAt } = await login(
-        { sql: services.sql, now, ttlHours: services.config.SESSION_TTL_HOURS, guard: guardOf(ctx) },
-        { email: form.email, password: form.password },
-      );
-      ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: expiresAt, path: '/' });
+      await signIn(services, ctx, { email: form.email, password: form.password });
       send(ctx, { redirect: safeNext(form.next) });
     } catch (err) {
       const e = toAppError(err);
@@ -121,19 +108,14 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     }
   });
 
-  const sessionOf = async (ctx: Koa.Context): Promise<Session | null> => {
-    const secret = ctx.cookies.get(SESSION_COOKIE);
-    return secret ? findSession(services.sql, secret, now()) : null;
-  };
-
   /** Signed in, CSRF checked on posts, the workspace's principal, `ops.read` allowed: or the answer that says why not. */
   const guarded = (handler: Handler) => async (ctx: Koa.Context) => {
-    const session = await sessionOf(ctx);
+    const session = await readSession(services, ctx);
     if (!session) return send(ctx, { redirect: `/ops/login?next=${encodeURIComponent(ctx.originalUrl)}` });
     const form = flat(ctx.request.body);
     if (ctx.method === 'POST') {
       try {
-        assertCsrf(session, ctx.method, form._csrf || ctx.get('x-csrf-token'));
+        checkCsrf(ctx, session, form._csrf);
       } catch {
         return send(ctx, {
           page: errorPage(403, 'Refused', 'This form was not sent with your session’s security token. Reload the page and try again.'),
@@ -158,7 +140,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       params: flat(ctx.params),
       path: ctx.path,
       reauth: async (password) => {
-        const at = await reauthenticate({ sql: services.sql, now, session, guard: guardOf(ctx) }, { password });
+        const at = await reauthSession(services, ctx, session, password);
         r.ctx = ctxOf({ ...principal, reauthAt: new Date(at.reauthAt) });
       },
     };
@@ -185,12 +167,9 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     guarded(() => Promise.resolve({ redirect: '/ops/jobs' })),
   );
   router.post('/logout', body, async (ctx) => {
-    const session = await sessionOf(ctx);
-    if (session) {
-      assertCsrf(session, 'POST', flat(ctx.request.body)._csrf ?? '');
-      await logout({ sql: services.sql, now, session });
-    }
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(ctx), expires: new Date(0), path: '/' });
+    const session = await readSession(services, ctx);
+    if (session) checkCsrf(ctx, session, flat(ctx.request.body)._csrf);
+    await signOut(services, ctx, session);
     send(ctx, { redirect: '/ops/login' });
   });
   for (const route of consoleRoutes) {

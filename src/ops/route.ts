@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/ctx.ts';
 import type { Principal } from '../core/auth/principal.ts';
 import type { AnyOperation, OperationInput, OperationResult } from '../core/operation.ts';
+import { safeNext as webSafeNext } from '../web/session.ts';
 
 /**
  * What a console page and a console action are: the request they get, the answer they give, their
@@ -76,5 +77,4 @@ export function withMessage(path: string, kind: 'msg' | 'err', message: string):
 }
 
 /** A console path to go back to (`?next=`, a form's `_back`): a path under /ops only, never another site; else `fallback`. */
-export const safeNext = (v: unknown, fallback = '/ops/jobs'): string =>
-  typeof v === 'string' && /^\/ops(\/[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : fallback;
+export const safeNext = (v: unknown, fallback = '/ops/jobs'): string => webSafeNext(v, '/ops', fallback);

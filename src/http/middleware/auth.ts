@@ -1,22 +1,19 @@
 import type { Next } from 'koa';
-import { assertCsrf } from '../../core/auth/csrf.ts';
-import { findSession, sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
+import { sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
 import { bearerSecret } from '../../core/auth/token-verifier.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import { requestKindOf } from '../../core/limits/token-limits.ts';
 import type { AppContext, AppDeps } from '../context.ts';
 import { idempotent, wantsIdempotency } from './idempotency.ts';
 import { clockOf } from '../../core/ctx.ts';
+import { checkCsrf, readSession } from '../../web/session.ts';
 
-export const SESSION_COOKIE = 'wt_session';
+export { SESSION_COOKIE } from '../../web/session.ts';
 
-/** Reads the session cookie; a cookie-authenticated write must carry the session's CSRF token. */
+/** Reads the session cookie (src/web); a cookie-authenticated write must carry the session's CSRF token (X-CSRF-Token). */
 export async function cookieSession(deps: AppDeps, ctx: AppContext): Promise<Session | null> {
-  const secret = ctx.cookies.get(SESSION_COOKIE);
-  if (!secret) return null;
-  const session = await findSession(deps.sql, secret, clockOf(deps)());
-  if (!session) return null;
-  assertCsrf(session, ctx.method, ctx.get('x-csrf-token'));
+  const session = await readSession(deps, ctx);
+  if (session) checkCsrf(ctx, session);
   return session;
 }
 

@@ -1,25 +1,20 @@
-import { currentSession, login, loginInput, logout, reauthenticate, reauthInput, type SessionCtx } from '../../core/auth/sessions.ts';
+import { currentSession, loginInput, reauthenticate, reauthInput, type SessionCtx } from '../../core/auth/sessions.ts';
 import { unauthenticated } from '../../core/errors.ts';
+import { sessionCtxOf, signIn, signOut } from '../../web/session.ts';
 import type { AppContext, AppDeps } from '../context.ts';
-import { cookieSession, SESSION_COOKIE } from '../middleware/auth.ts';
+import { cookieSession } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
-import { clockOf } from '../../core/ctx.ts';
 import { reauthSchema, sessionInfoSchema } from '../../core/auth/schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
 
-const secure = (deps: AppDeps, ctx: AppContext) => (deps.config.COOKIE_SECURE === 'auto' ? ctx.secure : deps.config.COOKIE_SECURE === 'true');
-export const guardOf = (deps: AppDeps, ctx: AppContext) => (deps.loginGuard ? { guard: deps.loginGuard, address: ctx.ip } : undefined);
-
-/** Sets the session cookie of a session just opened (login, an accepted invitation): HttpOnly, SameSite=Lax. */
-export function setSessionCookie(deps: AppDeps, ctx: AppContext, secret: string, expiresAt: Date): void {
-  ctx.cookies.set(SESSION_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: expiresAt, path: '/' });
-}
+// the cookie and the login throttle are the shared web layer's (src/web/session.ts), here for the invitation routes
+export { guardOf, setSessionCookie } from '../../web/session.ts';
 
 /** The context of an operation on the caller's own session: the cookie's session (401 without one). */
 async function sessionCtx(deps: AppDeps, ctx: AppContext): Promise<SessionCtx> {
   const session = await cookieSession(deps, ctx);
   if (!session) throw unauthenticated('Log in first.');
-  return { sql: deps.sql, now: clockOf(deps), session, guard: guardOf(deps, ctx) };
+  return sessionCtxOf(deps, ctx, session);
 }
 
 /** Browser sessions (under /api/auth): login sets an HttpOnly cookie; reauth opens the ten-minute window; logout clears it. */
@@ -31,12 +26,7 @@ export const sessionRoutes = [
     input: { body: loginInput },
     output: sessionInfoSchema,
     handler: async ({ ctx, deps }) => {
-      const { secret, expiresAt, info } = await login(
-        { sql: deps.sql, now: clockOf(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) },
-        ctx.request.body,
-      );
-      setSessionCookie(deps, ctx, secret, expiresAt);
-      ctx.body = info;
+      ctx.body = (await signIn(deps, ctx, ctx.request.body)).info;
     },
   }),
   defineRoute({
@@ -56,9 +46,7 @@ export const sessionRoutes = [
     input: {},
     output: okSchema,
     handler: async ({ ctx, deps }) => {
-      const session = await cookieSession(deps, ctx);
-      if (session) await logout({ sql: deps.sql, now: clockOf(deps), session });
-      ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(deps, ctx), expires: new Date(0), path: '/' });
+      await signOut(deps, ctx, await cookieSession(deps, ctx));
       ctx.body = { ok: true };
     },
   }),
