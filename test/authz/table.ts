@@ -607,7 +607,7 @@ export const TABLE: Record<string, Probe[]> = {
   'POST /api/w/:slug/periods/:id/reopen': [{ label: 'an old period', auth: 'session', workspaceOnly: true, admin: true, ok: 200, build: oldPeriod }],
   'GET /api/w/:slug/categories': [{ label: 'list', auth: 'read', workspaceOnly: true, ok: 200 }],
   'POST /api/w/:slug/categories': [
-    { label: 'new', auth: 'session', workspaceOnly: true, admin: true, ok: 201, build: () => ({ body: { name: `Probe ${uniq()}` } }) },
+    { label: 'new', auth: 'admin', workspaceOnly: true, admin: true, ok: 201, build: () => ({ body: { name: `Probe ${uniq()}` } }) },
   ],
   'PATCH /api/w/:slug/members/:identityId': [
     {
@@ -621,7 +621,7 @@ export const TABLE: Record<string, Probe[]> = {
   'PUT /api/w/:slug/projects/:projectId/members/:identityId/category': [
     {
       label: "the member's category on PA",
-      auth: 'session',
+      auth: 'admin',
       workspaceOnly: true,
       admin: true,
       ok: 200,
