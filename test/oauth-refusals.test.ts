@@ -174,6 +174,14 @@ describe('OAuth refusals (issue 24)', () => {
     expect(next.body.error).toBe('invalid_grant');
   });
 
+  it('a refresh token outlives the browser’s sign-in at the authorization server (it is bound to the grant, not to that session)', async () => {
+    const { clientId, tokens } = await tokensFor();
+    await app.db.sql`delete from oauth_records where model = 'Session'`;
+    const rotated = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect((await mcp(rotated.body.access_token!)).status).toBe(200);
+  });
+
   it('another resource: no token is issued for it (invalid_target), and a token for this server’s other name or for REST is refused', async () => {
     const clientId = await register();
     const browser = await signedIn(member);

@@ -118,6 +118,9 @@ export function providerConfiguration(s: ProviderSettings, errors: typeof import
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // codes and tokens live as long as the grant (revoked on the grants page), not as long as the
+    // browser's short sign-in at this server: bound to it, a refresh would fail once it expired
+    expiresWithSession: () => false,
     rotateRefreshToken: () => true,
     ttl: {
       AccessToken: s.accessTokenSeconds,
