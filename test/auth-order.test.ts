@@ -14,6 +14,7 @@ let session: SessionCookie;
 let readOnly: string;
 let writeOnly: string;
 let full: string;
+let administer: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -23,6 +24,7 @@ beforeAll(async () => {
   readOnly = (await makeToken(app.db.sql, ws, owner, { scopes: ['read'] })).token;
   writeOnly = (await makeToken(app.db.sql, ws, owner, { scopes: ['write'] })).token;
   full = (await makeToken(app.db.sql, ws, owner, { scopes: ['read', 'write', 'triage'] })).token;
+  administer = (await makeToken(app.db.sql, ws, owner, { scopes: ['admin'] })).token;
 });
 afterAll(() => app.close());
 
@@ -65,11 +67,24 @@ const sessionOnly: Case[] = [
   { method: 'POST', path: '/time/tickets/X-1/reattribute', field: 'id' },
   { method: 'POST', path: '/periods/not-a-uuid/close', field: 'id' },
   { method: 'POST', path: '/periods/not-a-uuid/reopen', field: 'id' },
-  { method: 'PATCH', path: '/members/not-a-uuid', body: { timezone: 'UTC' }, field: 'identityId' },
   { method: 'PUT', path: '/projects/not-a-uuid/members/also-not/category', body: { categoryId: null }, field: 'projectId' },
 ];
 
+/** Administration (issue 22): a token without the admin scope is refused before the id is read; a session or an admin token reach it. */
+const adminScoped: Case[] = [
+  { method: 'PATCH', path: '/members/not-a-uuid', body: { timezone: 'UTC' }, field: 'identityId' },
+  { method: 'POST', path: '/members/not-a-uuid/deactivate', field: 'identityId' },
+  { method: 'POST', path: '/invitations/not-a-uuid/resend', field: 'id' },
+];
+
 describe('credential before path id', () => {
+  it.each(adminScoped)('$method $path: a token without the admin scope is 403 missing_scope, an admin token 400 bad_uuid', async (c) => {
+    const opts = c.body === undefined ? {} : { body: c.body };
+    expectRefused(await app.call(c.method, `${api()}${c.path}`, { ...opts, token: full }), 'missing_scope');
+    expectBadUuid(await app.call(c.method, `${api()}${c.path}`, { ...opts, token: administer }), c.field);
+    expectBadUuid(await app.call(c.method, `${api()}${c.path}`, { ...opts, session }), c.field);
+  });
+
   it.each(scoped)('$method $path: a token lacking the scope is 403 missing_scope, a full token 400 bad_uuid', async (c) => {
     const opts = c.body === undefined ? {} : { body: c.body };
     expectRefused(await app.call(c.method, `${api()}${c.path}`, { ...opts, token: c.weak() }), 'missing_scope');

@@ -68,6 +68,12 @@ import type { Db } from '../src/db/connect.ts';
 import { opsVoidRun } from '../src/core/ops/billing.ts';
 import { setBillingOperator } from '../src/core/ops/operators.ts';
 import { changeRole } from '../src/core/people/role.ts';
+import { deactivateMember, reactivateMember } from '../src/core/people/deactivate.ts';
+import { listInvitations } from '../src/core/people/invitations.ts';
+import { createInvitation } from '../src/core/people/invite.ts';
+import { resendInvitation } from '../src/core/people/resend-invitation.ts';
+import { revokeInvitation } from '../src/core/people/revoke-invitation.ts';
+import { getSettings, updateSettings } from '../src/core/workspaces/settings.ts';
 import { retryJob } from '../src/core/ops/job-actions.ts';
 import { queueCounts } from '../src/core/ops/jobs.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -276,6 +282,14 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'ops.act': (ctx) => runOp(retryJob, ctx, { jobId: '1' }),
   'ops.destroy': (ctx) => runOp(opsVoidRun, ctx, { runId: randomUUID(), reason: 'probe' }),
   'members.role': (ctx) => runOp(changeRole, ctx, { identityId: w.member.id, role: 'member' }),
+  'members.deactivate': (ctx) => runOp(deactivateMember, ctx, { identityId: randomUUID() }),
+  'members.reactivate': (ctx) => runOp(reactivateMember, ctx, { identityId: randomUUID() }),
+  'invitations.list': (ctx) => runOp(listInvitations, ctx, {}),
+  'invitations.create': (ctx) => runOp(createInvitation, ctx, { email: 'probe@example.test', name: 'Probe', role: 'member' }),
+  'invitations.resend': (ctx) => runOp(resendInvitation, ctx, { id: randomUUID() }),
+  'invitations.revoke': (ctx) => runOp(revokeInvitation, ctx, { id: randomUUID() }),
+  'settings.read': (ctx) => runOp(getSettings, ctx, {}),
+  'settings.update': (ctx) => runOp(updateSettings, ctx, {}),
   'ops.operators.set': (ctx) => runOp(setBillingOperator, ctx, { identityId: w.member.id, billingOperator: false }),
   'tokens.list': (ctx) => listTokens(ctx),
   'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),

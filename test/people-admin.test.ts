@@ -1,6 +1,20 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
-import { makePeriod, makeProject, makeTicket, makeTimeEntry, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import {
+  makeCategory,
+  makeClient,
+  makePeriod,
+  makeProject,
+  makeTicket,
+  makeTimeEntry,
+  makeToken,
+  makeUser,
+  makeWorkspace,
+  type Person,
+  type Workspace,
+} from './helpers/factories.ts';
 
 /**
  * Administration of people (issue 22) through HTTP: the admin token scope, deactivating and
@@ -194,5 +208,151 @@ describe('deactivating a member', () => {
     expect([byMember.status, reason(byMember)]).toEqual([403, 'admin_only']);
     const audit = await app.db.sql`select outcome from ops_audit where workspace_id = ${ws.id} and action = 'member.deactivate' and outcome = 'refused'`;
     expect(audit.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('PATCH /members/{identityId}', () => {
+  const patch = (id: string, body: unknown, opts: { session?: SessionCookie; token?: string } = { session: ownerSession }) =>
+    app.call('PATCH', api(`/members/${id}`), { ...opts, body });
+
+  it('changes role, client and time settings together; a client role drops the billing-operator flag and project memberships', async () => {
+    const sql = app.db.sql;
+    const person = await makeUser(sql, ws, { role: 'member' });
+    const category = await makeCategory(sql, ws);
+    const project = await makeProject(sql, ws, { members: [{ person }] });
+    await sql`update memberships set billing_operator = true where identity_id = ${person.id}`;
+    const settings = await patch(person.id, { timezone: 'Europe/Paris', weeklyTargetMinutes: 1200, categoryId: category.id, role: 'admin' });
+    expect(settings.status).toBe(200);
+    expect(settings.body).toMatchObject({
+      identityId: person.id,
+      role: 'admin',
+      clientId: null,
+      timezone: 'Europe/Paris',
+      weeklyTargetMinutes: 1200,
+      categoryId: category.id,
+      billingOperator: true,
+    });
+    const client = await makeClient(sql, ws, { name: 'Umbrella' });
+    const toClient = await patch(person.id, { role: 'client', clientId: client.id });
+    expect(toClient.body).toMatchObject({ role: 'client', clientId: client.id, billingOperator: false });
+    expect(await sql`select 1 from project_memberships where identity_id = ${person.id} and project_id = ${project.id}`).toHaveLength(0);
+    // between client roles the client stays; back to a workspace role it goes
+    expect((await patch(person.id, { role: 'client_elevated' })).body).toMatchObject({ role: 'client_elevated', clientId: client.id });
+    expect((await patch(person.id, { role: 'member' })).body).toMatchObject({ role: 'member', clientId: null });
+    const audit =
+      await sql`select detail from ops_audit where workspace_id = ${ws.id} and action = 'member.role' and target = ${`identity ${person.id}`} order by id`;
+    expect(audit.map((a) => a.detail)).toEqual([
+      'member -> admin',
+      `admin -> client (client ${client.id})`,
+      `client -> client_elevated (client ${client.id})`,
+      'client_elevated -> member',
+    ]);
+  });
+
+  it('lets a member change their own time settings but nothing else, and takes an admin-scoped token', async () => {
+    const self = await makeUser(app.db.sql, ws, { role: 'member' });
+    const session = await login(app, self.email, self.password);
+    expect((await patch(self.id, { timezone: 'Asia/Tokyo' }, { session })).body).toMatchObject({ timezone: 'Asia/Tokyo', role: 'member' });
+    const promote = await patch(self.id, { role: 'admin' }, { session });
+    expect([promote.status, reason(promote)]).toEqual([403, 'admin_only']);
+    const same = await patch(self.id, { role: 'member' }, { session });
+    expect([same.status, reason(same)]).toEqual([403, 'admin_only']);
+    const other = await patch(admin.id, { timezone: 'UTC' }, { session });
+    expect([other.status, reason(other)]).toEqual([403, 'admin_only']);
+    const category = await patch(self.id, { categoryId: null }, { session });
+    expect([category.status, category.body.error.details]).toEqual([403, { reason: 'admin_only', field: 'categoryId' }]);
+    const { token: readWrite } = await makeToken(app.db.sql, ws, self, { scopes: ['read', 'write', 'triage'] });
+    const noScope = await patch(self.id, { timezone: 'UTC' }, { token: readWrite });
+    expect([noScope.status, noScope.body.error.details]).toEqual([403, { reason: 'missing_scope', scope: 'admin' }]);
+    const { token: provisioning } = await makeToken(app.db.sql, ws, owner, { scopes: ['admin'] });
+    expect((await patch(self.id, { weeklyTargetMinutes: 600 }, { token: provisioning })).body).toMatchObject({ weeklyTargetMinutes: 600 });
+  });
+
+  it('keeps Owners to Owners and always one of them, and refuses what does not fit', async () => {
+    const sql = app.db.sql;
+    const second = await makeUser(sql, ws, { role: 'member' });
+    const byAdmin = await patch(second.id, { role: 'owner' }, { session: adminSession });
+    expect([byAdmin.status, byAdmin.body.error.details]).toEqual([403, { reason: 'owner_only', field: 'role' }]);
+    const demoteOwner = await patch(owner.id, { role: 'member' }, { session: adminSession });
+    expect([demoteOwner.status, reason(demoteOwner)]).toEqual([403, 'owner_only']);
+    const last = await patch(owner.id, { role: 'admin' });
+    expect([last.status, last.body.error.details]).toEqual([409, { reason: 'last_owner', field: 'role' }]);
+    expect((await patch(second.id, { role: 'owner' })).body.role).toBe('owner');
+    expect((await patch(second.id, { role: 'member' })).body.role).toBe('member');
+    const noClient = await patch(second.id, { role: 'client' });
+    expect([noClient.status, noClient.body.error.details]).toEqual([400, { reason: 'client_role_needs_client', field: 'clientId' }]);
+    const unknownClient = await patch(second.id, { role: 'client', clientId: '00000000-0000-4000-8000-000000000000' });
+    expect([unknownClient.status, unknownClient.body.error.details]).toEqual([404, { reason: 'unknown_client', field: 'clientId' }]);
+    const unknown = await patch('00000000-0000-4000-8000-000000000000', { role: 'member' });
+    expect([unknown.status, reason(unknown)]).toEqual([404, 'unknown_person']);
+    const badRole = await patch(second.id, { role: 'superuser' });
+    expect([badRole.status, badRole.body.error.details]).toMatchObject([400, { reason: 'validation', field: 'role' }]);
+    const tz = await patch(second.id, { timezone: 'Nowhere/Land', role: 'admin' });
+    expect([tz.status, tz.body.error.details]).toEqual([400, { reason: 'unknown_timezone', field: 'timezone' }]);
+    // one transaction: the refused time zone left the role as it was
+    expect((await sql`select role from memberships where identity_id = ${second.id}`)[0]!.role).toBe('member');
+  });
+});
+
+describe('GET /people', () => {
+  it('filters by role, client and text, within what the caller may see, and marks deactivated people', async () => {
+    const sql = app.db.sql;
+    const client = await makeClient(sql, ws, { name: 'Initech' });
+    const peter = await makeUser(sql, ws, { role: 'client', clientId: client.id, name: 'Peter Gibbons' });
+    await makeProject(sql, ws, { billingClientId: client.id });
+    const gone = await makeUser(sql, ws, { role: 'member', name: 'Gone Member' });
+    await sql`update memberships set deactivated_at = now() where identity_id = ${gone.id}`;
+    const list = (query: string, session = ownerSession) => app.call('GET', api(`/people?${query}`), { session });
+    const byClient = await list(`clientId=${client.id}`);
+    expect(byClient.body.people.map((p: { id: string }) => p.id)).toEqual([peter.id]);
+    expect(byClient.body.people[0]).toMatchObject({ role: 'client', client: { id: client.id, name: 'Initech' }, deactivated: false });
+    const owners = await list('role=owner');
+    expect(owners.body.people.every((p: { role: string }) => p.role === 'owner')).toBe(true);
+    const text = await list('q=gone');
+    expect(text.body.people).toEqual([expect.objectContaining({ id: gone.id, deactivated: true })]);
+    const limited = await list('limit=1');
+    expect([limited.body.people.length, limited.body.omitted > 0]).toEqual([1, true]);
+    const badRole = await list('role=root');
+    expect([badRole.status, badRole.body.error.details]).toMatchObject([400, { reason: 'validation', field: 'role' }]);
+    const badLimit = await list('limit=1000');
+    expect([badLimit.status, badLimit.body.error.details]).toMatchObject([400, { reason: 'validation', field: 'limit' }]);
+    // a client user sees their own client's people only, whatever the filter asks
+    const peterSession = await login(app, peter.email, peter.password);
+    const asPeter = await list('role=owner', peterSession);
+    expect([asPeter.status, asPeter.body.people]).toEqual([200, []]);
+    const { token } = await makeToken(sql, ws, member, { scopes: ['write'] });
+    const noRead = await app.call('GET', api('/people'), { token });
+    expect([noRead.status, noRead.body.error.details]).toEqual([403, { reason: 'missing_scope', scope: 'read' }]);
+  });
+});
+
+describe('wt member set', () => {
+  it('calls the same operation as the CLI principal', async () => {
+    const wt = (...args: string[]) => runToEnd('node', [path.resolve('bin/wt.js'), ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+    const person = await makeUser(app.db.sql, ws, { role: 'member' });
+    const client = await makeClient(app.db.sql, ws, { name: 'Hooli' });
+    const ok = await wt('member', 'set', '--workspace', ws.slug, '--email', person.email, '--role', 'client', '--client', client.code);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ identityId: person.id, role: 'client', clientId: client.id });
+    const back = await wt(
+      'member',
+      'set',
+      '--workspace',
+      ws.slug,
+      '--email',
+      person.email,
+      '--role',
+      'member',
+      '--timezone',
+      'Europe/Rome',
+      '--weekly-target',
+      '2100',
+    );
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({ role: 'member', clientId: null, timezone: 'Europe/Rome', weeklyTargetMinutes: 2100 });
+    const refused = await wt('member', 'set', '--workspace', ws.slug, '--email', owner.email, '--role', 'member');
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('at least one active owner')]);
+    const [audit] = await app.db.sql`select door from ops_audit where action = 'member.role' and target = ${`identity ${person.id}`} order by id limit 1`;
+    expect(audit).toEqual({ door: 'cli' });
   });
 });

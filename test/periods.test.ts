@@ -199,7 +199,19 @@ describe('PATCH /members/{identityId}: timezone, weekly target, default category
       body: { timezone: 'america/new_york', weeklyTargetMinutes: 2400 },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ identityId: w.limited.id, timezone: 'America/New_York', weeklyTargetMinutes: 2400, categoryId: null });
+    // the member as PATCH /members answers since issue 22 (role and client beside the time settings)
+    expect(res.body).toEqual({
+      identityId: w.limited.id,
+      name: 'Lee Limited',
+      email: w.limited.email,
+      role: 'member',
+      clientId: null,
+      timezone: 'America/New_York',
+      weeklyTargetMinutes: 2400,
+      categoryId: null,
+      billingOperator: false,
+      deactivatedAt: null,
+    });
     const week = await w.app.call('GET', `${api}/time?from=2024-05-13&to=2024-05-19`, { token: await w.token(w.limited) });
     expect(week.body).toMatchObject({ timezone: 'America/New_York', expectedWeekMinutes: 2400 });
     const cleared = await w.app.call('PATCH', `${api}/members/${w.limited.id}`, { session: await w.session(w.limited), body: { weeklyTargetMinutes: null } });
@@ -224,7 +236,18 @@ describe('PATCH /members/{identityId}: timezone, weekly target, default category
       session: await w.session(w.admin),
       body: { categoryId: cat.id, timezone: 'Europe/Berlin' },
     });
-    expect(res.body).toEqual({ identityId: w.member.id, timezone: 'Europe/Berlin', weeklyTargetMinutes: null, categoryId: cat.id });
+    expect(res.body).toEqual({
+      identityId: w.member.id,
+      name: 'Mia Member',
+      email: w.member.email,
+      role: 'member',
+      clientId: null,
+      timezone: 'Europe/Berlin',
+      weeklyTargetMinutes: null,
+      categoryId: cat.id,
+      billingOperator: false,
+      deactivatedAt: null,
+    });
     expectError(
       await w.app.call('PATCH', `${api}/members/${w.limited.id}`, { session: await w.session(w.member), body: { weeklyTargetMinutes: 60 } }),
       403,

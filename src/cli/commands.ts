@@ -18,6 +18,7 @@ import { createClient } from '../core/clients/create.ts';
 import { listClients } from '../core/clients/list.ts';
 import { createInvitation } from '../core/people/invite.ts';
 import { changeRole } from '../core/people/role.ts';
+import { updateMember } from '../core/people/update-member.ts';
 import { createProject } from '../core/projects/create.ts';
 import { listProjects } from '../core/projects/list.ts';
 import { addPerson } from '../core/people/users.ts';
@@ -185,6 +186,32 @@ export const COMMANDS: Record<string, Command> = {
         // as typed: the operation's schema decides what it is
         role: need(values, 'role') as OperationInput<typeof createInvitation>['role'],
         clientId: client ? await clientOfCode(db, ctx.principal.workspaceId, client) : null,
+      };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
+  // a member's role, client and time settings, as PATCH /members/{id}; an option left out is left as it is
+  'member set': command({
+    op: updateMember,
+    input: async ({ db, values }, ctx) => {
+      const ws = ctx.principal.workspaceId;
+      const client = opt(values, 'client');
+      const category = opt(values, 'category');
+      const target = opt(values, 'weekly-target');
+      let categoryId: string | null | undefined = category === 'none' ? null : undefined;
+      if (category && category !== 'none') {
+        const [c] = await db.sql<{ id: string }[]>`select id from consultant_categories where workspace_id = ${ws} and lower(name) = lower(${category})`;
+        if (!c) throw new UsageError(`no category named ${category}`);
+        categoryId = c.id;
+      }
+      return {
+        identityId: await identityId(db, need(values, 'email')),
+        // as typed: the operation's schema decides what it is
+        role: opt(values, 'role') as OperationInput<typeof updateMember>['role'],
+        clientId: client === 'none' ? null : client ? await clientOfCode(db, ws, client) : undefined,
+        timezone: opt(values, 'timezone'),
+        weeklyTargetMinutes: target === undefined ? undefined : target === 'none' ? null : Number(target),
+        categoryId,
       };
     },
     print: (r) => JSON.stringify(r),

@@ -20,6 +20,9 @@ const usage = `wt — work tracker command line
                                                change a member's role (audited; a client role drops the billing-operator flag)
   wt invite --workspace S --email E --name N --role R [--client CODE] [--as EMAIL]
                                                invite someone by email (the worker sends the link; audited)
+  wt member set --workspace S --email E [--role R] [--client CODE|none] [--timezone TZ]
+                [--weekly-target MINUTES|none] [--category NAME|none] [--as EMAIL]
+                                               change a member's role, client or time settings (role changes audited)
   wt client create --workspace S --name N --code C [--locale L] [--layout combined|project]
                     [--policy paid|free|bank:ID] [--mode period|on_close] [--as EMAIL]
                                                create a client (audited)
@@ -81,6 +84,9 @@ async function run(argv: string[]): Promise<void> {
       reason: { type: 'string' },
       document: { type: 'string' },
       delivery: { type: 'string' },
+      timezone: { type: 'string' },
+      'weekly-target': { type: 'string' },
+      category: { type: 'string' },
       code: { type: 'string' },
       locale: { type: 'string' },
       layout: { type: 'string' },

@@ -238,6 +238,10 @@ export const TABLE: Record<string, Probe[]> = {
   'DELETE /api/w/:slug/workflow/labels/:id': [
     { label: 'an unused label', auth: 'admin', admin: true, ok: 200, build: async (w) => ({ params: { id: await workflowItem(w, 'labels') } }) },
   ],
+  'GET /api/w/:slug/people': [
+    { label: 'everyone they may see', auth: 'read', ok: 200 },
+    { label: 'the people of client B', auth: 'read', ok: 200, build: (w) => ({ query: `clientId=${w.clients.b}` }) },
+  ],
   'GET /api/w/:slug/invitations': [{ label: 'list', auth: 'admin', admin: true, ok: 200 }],
   'POST /api/w/:slug/invitations': [
     {
@@ -612,7 +616,8 @@ export const TABLE: Record<string, Probe[]> = {
   'PATCH /api/w/:slug/members/:identityId': [
     {
       label: "the member's timezone",
-      auth: 'session',
+      // one's own settings by session; a token needs the admin scope (issue 22)
+      auth: 'admin',
       workspaceOnly: true,
       ok: (c) => (isAdmin(c) || c.role === 'member' ? 200 : 403),
       build: (w) => ({ params: { identityId: w.people.member.id }, body: { timezone: 'UTC' } }),

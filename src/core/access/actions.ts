@@ -178,7 +178,8 @@ export const ACTIONS = {
   'categories.assign': { ...administer, staff: true },
   'categories.update': { ...administer, staff: true },
   'categories.delete': { ...administer, staff: true },
-  'members.update': { ...session, staff: true },
+  // one's own time settings by session; anyone's, and role and client, by Owner/Admin (also with an admin-scoped token)
+  'members.update': { scope: 'admin', staff: true },
   'members.role': administer,
   'members.deactivate': administer,
   'members.reactivate': administer,

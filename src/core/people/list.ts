@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { clientOnProject } from '../access/visible.ts';
-import { isAdminRole, isClientRole, type Principal, type Role } from '../auth/principal.ts';
+import { isAdminRole, isClientRole, roles, type Principal, type Role } from '../auth/principal.ts';
+import { describing, uuidOut } from '../response-schema.ts';
 import type { Db } from '../../db/connect.ts';
 import { defineOp } from '../operation.ts';
 
@@ -8,7 +9,9 @@ export const PEOPLE_LIMIT_MAX = 200;
 
 export const listPeopleInput = z.object({
   q: z.string().trim().max(200).optional().describe('Only people whose name or email contains this text (case-insensitive).'),
-  limit: z.int().positive().max(PEOPLE_LIMIT_MAX).default(100),
+  role: z.enum(roles).optional().describe('Only people with this role.'),
+  clientId: z.uuid().toLowerCase().optional().describe('Only the people of this client.'),
+  limit: z.coerce.number().int().positive().max(PEOPLE_LIMIT_MAX).default(100),
 });
 
 export interface PersonListItem {
@@ -19,7 +22,28 @@ export interface PersonListItem {
   /** person or agent (an agent account). */
   kind: 'person' | 'agent';
   client: { id: string; name: string } | null;
+  /** A deactivated member: still named on history, no access (src/core/people/deactivate.ts). */
+  deactivated: boolean;
 }
+
+export const peopleListSchema = describing<{ people: PersonListItem[]; omitted: number }>()(
+  z
+    .object({
+      people: z.array(
+        z.object({
+          id: uuidOut,
+          name: z.string(),
+          email: z.string().nullable(),
+          role: z.enum(roles),
+          kind: z.enum(['person', 'agent']).describe('agent: an agent account.'),
+          client: z.object({ id: uuidOut, name: z.string() }).nullable().describe('The client of a client user.'),
+          deactivated: z.boolean().describe('Named on history, without access.'),
+        }),
+      ),
+      omitted: z.number().int().describe('Matches beyond limit.'),
+    })
+    .meta({ id: 'PeopleList' }),
+);
 
 type Fragment = ReturnType<Db>;
 
@@ -45,26 +69,28 @@ function visiblePeople(sql: Db, p: Principal): Fragment {
 }
 
 /**
- * The people the caller may see (see visiblePeople), by name, optionally filtered by text in
- * their name or email. `omitted` counts matches beyond `limit`.
+ * GET /people and list_people: the people the caller may see (see visiblePeople), by name,
+ * optionally filtered by role, client, and text in their name or email. `omitted` counts matches
+ * beyond `limit`. The filters only narrow what visibility allows.
  */
 export const listPeople = defineOp({
   name: 'people.list',
   action: 'people.list',
   input: listPeopleInput,
-  // no REST route: list_people shapes its own result
-  output: null,
+  output: peopleListSchema,
   run: async (ctx, q): Promise<{ people: PersonListItem[]; omitted: number }> => {
     const { sql, principal: p } = ctx;
     const text = q.q ? `%${q.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
     const rows = await sql<(PersonListItem & { total: number })[]>`
     select i.id, person_name(m.workspace_id, i.id, i.name) as name, i.email, m.role, i.kind,
            case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end as client,
-           count(*) over ()::int as total
+           m.deactivated_at is not null as deactivated, count(*) over ()::int as total
     from memberships m
     join identities i on i.id = m.identity_id
     left join clients c on c.id = m.client_id
     where m.workspace_id = ${p.workspaceId} and ${visiblePeople(sql, p)}
+      ${q.role ? sql`and m.role = ${q.role}` : sql``}
+      ${q.clientId ? sql`and m.client_id = ${q.clientId}::uuid` : sql``}
       ${text ? sql`and (lower(person_name(m.workspace_id, i.id, i.name)) like ${text} or lower(coalesce(i.email, '')) like ${text})` : sql``}
     order by lower(person_name(m.workspace_id, i.id, i.name)), i.id
     limit ${q.limit}`;

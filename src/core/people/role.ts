@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { isClientRole, roles, type Role } from '../auth/principal.ts';
-import { invalid, notFound } from '../errors.ts';
+import { conflict, forbidden } from '../errors.ts';
+import { unknownPerson } from '../resolve/people.ts';
+import { assertRoleAndClient } from './invite.ts';
+import { otherOwners } from './member-view.ts';
 import { defineOp } from '../operation.ts';
 import { idField } from '../validation.ts';
 
@@ -21,9 +24,10 @@ export interface RoleChange {
 /**
  * Changes a member's role (Owner/Admin, a browser session or the CLI; audited as `member.role`
  * with the door it came through, refusals too). A client role needs a client of the workspace, a
- * workspace role none. A membership that becomes a client one loses the billing-operator flag:
- * the flag means something for workspace users only (the database's trigger keeps that for every
- * writer; it is said here too, so the answer shows it).
+ * workspace role none; only an Owner makes or unmakes an Owner, and the last active Owner stays
+ * one (409 `last_owner`). A membership that becomes a client one loses the workspace-only rights:
+ * the billing-operator flag (the database's trigger keeps that for every writer; it is said here
+ * too, so the answer shows it) and its project memberships (time and tickets stay).
  */
 export const changeRole = defineOp({
   name: 'members.role',
@@ -39,16 +43,19 @@ export const changeRole = defineOp({
   },
   run: async (ctx, input): Promise<RoleChange> => {
     const { sql, principal: p } = ctx;
-    if (isClientRole(input.role) !== (input.clientId !== null)) {
-      throw invalid('client_role_needs_client', { field: 'clientId' }, 'A client role needs the client; a workspace role takes none.');
-    }
-    if (input.clientId) {
-      const [c] = await sql`select 1 from clients where id = ${input.clientId} and workspace_id = ${p.workspaceId}`;
-      if (!c) throw notFound('unknown_client', undefined, 'No such client in this workspace.');
-    }
+    await assertRoleAndClient(ctx, input.role, input.clientId);
     const [m] = await sql<{ role: Role }[]>`
     select role from memberships where workspace_id = ${p.workspaceId} and identity_id = ${input.identityId} for update`;
-    if (!m) throw notFound('member_not_found', undefined, 'That person is not a member of this workspace.');
+    if (!m) throw unknownPerson('subject', { identityId: input.identityId }, 'That person is not a member of this workspace.');
+    if (m.role === 'owner' && input.role !== 'owner') {
+      if (p.role !== 'owner') throw forbidden('owner_only', { field: 'role' }, "Only an owner may change an owner's role.");
+      if ((await otherOwners(sql, p.workspaceId, input.identityId)) === 0)
+        throw conflict('last_owner', { field: 'role' }, 'The workspace keeps at least one active owner.');
+    }
+    // project memberships are a workspace user's: a client user sees projects through their client
+    if (isClientRole(input.role) && !isClientRole(m.role)) {
+      await sql`delete from project_memberships where workspace_id = ${p.workspaceId} and identity_id = ${input.identityId}`;
+    }
     const [row] = await sql<Omit<RoleChange, 'previousRole'>[]>`
     update memberships
     set role = ${input.role}, client_id = ${input.clientId},

@@ -127,7 +127,12 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
     404: ['unknown_comment'],
   },
   'POST /categories': { 409: ['category_exists'] },
-  'PATCH /members/{identityId}': { 400: ['unknown_timezone'], 403: ['admin_only'], 404: ['unknown_person', 'unknown_category'] },
+  'PATCH /members/{identityId}': {
+    400: ['unknown_timezone', 'client_role_needs_client'],
+    403: ['admin_only', 'owner_only'],
+    404: ['unknown_person', 'unknown_category', 'unknown_client'],
+    409: ['last_owner'],
+  },
   'PUT /projects/{projectId}/members/{identityId}/category': { 404: ['unknown_person', 'unknown_category'] },
   'POST /documents/{id}/deliveries/{deliveryId}/resend': { 404: ['unknown_document', 'unknown_delivery'], 409: ['run_voided', 'delivery_not_resendable'] },
   'GET /mailbox': { 404: ['no_mailbox'] },

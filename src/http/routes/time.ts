@@ -6,7 +6,6 @@ import { deleteTime } from '../../core/time/delete.ts';
 import { editTime, editTimeFields } from '../../core/time/edit.ts';
 import { listTime, listTimeInput } from '../../core/time/list.ts';
 import { logTime, logTimeInput } from '../../core/time/log.ts';
-import { memberSettingsFields, updateMemberSettings } from '../../core/time/member-settings.ts';
 import { reattributeTicketTime } from '../../core/time/reattribute.ts';
 import { defineRoute, idParam } from '../route-table.ts';
 
@@ -14,7 +13,7 @@ const byId = z.object({ id: idParam() });
 /** A POST that reads only its path: a body, whatever it is, is not the operation's input. */
 const pathOnly = ({ params }: { params: Record<string, unknown> }) => params;
 
-/** Routes for time entries, periods, consultant categories and members' time settings (issue 5). */
+/** Routes for time entries, periods and consultant categories (issue 5); members' settings: src/http/routes/people.ts. */
 export const timeRoutes = [
   defineRoute({ method: 'GET', path: '/time', op: listTime, input: { query: listTimeInput } }),
   defineRoute({ method: 'POST', path: '/time', op: logTime, input: { body: logTimeInput }, status: 201 }),
@@ -28,12 +27,6 @@ export const timeRoutes = [
   defineRoute({ method: 'POST', path: '/periods/:id/reopen', op: reopenPeriod, input: { params: byId }, sent: pathOnly }),
   defineRoute({ method: 'GET', path: '/categories', op: listCategories, input: {} }),
   defineRoute({ method: 'POST', path: '/categories', op: createCategory, input: { body: createCategoryInput }, status: 201 }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/members/:identityId',
-    op: updateMemberSettings,
-    input: { params: z.object({ identityId: idParam('identityId') }), body: memberSettingsFields },
-  }),
   defineRoute({
     method: 'PUT',
     path: '/projects/:projectId/members/:identityId/category',
