@@ -17,10 +17,12 @@ let member: Person;
 let clientUser: Person;
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
+const READS = 6;
 
 beforeAll(async () => {
   cimd = await startMetadataServer();
-  app = await startOAuthApp(cimd.ca);
+  // a small read budget per token, so that the grant's own budget is seen to run out
+  app = await startOAuthApp(cimd.ca, { RATE_LIMIT_READS_PER_MINUTE: String(READS) });
   ws = await makeWorkspace(app.db.sql);
   member = await makeUser(app.db.sql, ws, { role: 'member' });
   const client = await makeClient(app.db.sql, ws);
@@ -197,6 +199,18 @@ describe('OAuth refusals (issue 24)', () => {
     // and the REST API takes `wt_` tokens only
     const rest = await fetch(`${app.base}/api/w/${ws.slug}/workflow`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(rest.status).toBe(401);
+  });
+
+  it('an access token spends its grant’s rate limit, like a delegated API token: past it, 429', async () => {
+    const { tokens } = await tokensFor();
+    const first = await mcp(tokens.access_token!);
+    expect(first.headers.get('ratelimit-limit')).toBe(String(READS));
+    let last = first;
+    for (let i = 1; i <= READS && last.status === 200; i++) last = await mcp(tokens.access_token!);
+    expect(last.status).toBe(429);
+    // another grant of the same person has its own budget
+    const other = await tokensFor();
+    expect((await mcp(other.tokens.access_token!)).status).toBe(200);
   });
 
   it('a deactivated member’s access token is refused, like their API tokens', async () => {

@@ -9,6 +9,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { loadConfig } from '../../src/config.ts';
 import { TokenVerifier } from '../../src/core/auth/token-verifier.ts';
 import { startCaches, stopCaches } from '../../src/core/cache.ts';
+import { limitsFromConfig } from '../../src/core/limits/from-config.ts';
 import { buildApp } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { makeLogger } from '../../src/log.ts';
@@ -21,7 +22,8 @@ export async function startOAuthApp(ca: string, env: Record<string, string> = {}
   const verifier = new TokenVerifier(db.sql, 5000);
   await verifier.listen();
   const caches = await startCaches(db.sql);
-  const app = buildApp({ sql: db.sql, config, log: makeLogger('silent'), verifier, caches, outboundCa: ca });
+  const limits = limitsFromConfig(db.sql, config);
+  const app = buildApp({ sql: db.sql, config, log: makeLogger('silent'), verifier, caches, ...limits, outboundCa: ca });
   const server = await listen(app, 0, '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   return {
@@ -33,6 +35,7 @@ export async function startOAuthApp(ca: string, env: Record<string, string> = {}
       await new Promise((r) => server.close(r));
       await verifier.close();
       await stopCaches(caches);
+      await limits.limits.stop();
       await db.close();
     },
   };
