@@ -149,6 +149,7 @@ describe('OAuth refusals (issue 24)', () => {
     expect(redirect).toBeUndefined();
     expect(page!.status).toBe(400);
     expect(await page!.text()).toContain('invalid_redirect_uri');
+    expect(page!.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 
   it('a reused authorization code is invalid_grant, and the tokens it issued stop working', async () => {
@@ -211,6 +212,20 @@ describe('OAuth refusals (issue 24)', () => {
     // another grant of the same person has its own budget
     const other = await tokensFor();
     expect((await mcp(other.tokens.access_token!)).status).toBe(200);
+  });
+
+  it('revoking the refresh token (RFC 7009) ends the grant: its access token is refused and the grants page says revoked', async () => {
+    const { clientId, tokens } = await tokensFor();
+    const res = await fetch(`${app.base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, token_type_hint: 'refresh_token', client_id: clientId }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect((await mcp(tokens.access_token!)).status).toBe(401);
+    const [grant] = await app.db.sql<{ revoked: boolean }[]>`
+      select t.revoked_at is not null as revoked from oauth_grants g join api_tokens t on t.id = g.token_id where g.client_id = ${clientId}`;
+    expect(grant).toEqual({ revoked: true });
   });
 
   it('a deactivated member’s access token is refused, like their API tokens', async () => {

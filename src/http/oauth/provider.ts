@@ -44,6 +44,7 @@ const DAY = 24 * 3600;
 
 /** oidc-provider's error page for a request that cannot go back to a client (an unknown client, a bad redirect_uri). */
 function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string | undefined }): void {
+  ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html`<!doctype html>
     <html lang="en">
