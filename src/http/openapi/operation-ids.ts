@@ -8,6 +8,9 @@ import type { Action } from '../../core/access/actions.ts';
  */
 export const TOOL_OF_ACTION: Partial<Record<Action, string>> = {
   'workflow.read': 'get_workflow',
+  'projects.list': 'list_projects',
+  'clients.list': 'list_clients',
+  'people.list': 'list_people',
   'tickets.list': 'search_tickets',
   'tickets.read': 'get_ticket',
   'tickets.create': 'create_ticket',
