@@ -291,9 +291,9 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'settings.read': (ctx) => runOp(getSettings, ctx, {}),
   'settings.update': (ctx) => runOp(updateSettings, ctx, {}),
   'ops.operators.set': (ctx) => runOp(setBillingOperator, ctx, { identityId: w.member.id, billingOperator: false }),
-  'tokens.list': (ctx) => listTokens(ctx),
-  'tokens.create': (ctx) => createToken(ctx, { name: 'probe', scopes: ['read'] }),
-  'tokens.revoke': (ctx) => revokeToken(ctx, { id: randomUUID() }),
+  'tokens.list': (ctx) => runOp(listTokens, ctx, {}),
+  'tokens.create': (ctx) => runOp(createToken, ctx, { name: 'probe', scopes: ['read'] }),
+  'tokens.revoke': (ctx) => runOp(revokeToken, ctx, { id: randomUUID() }),
 };
 
 /** Who may see the ticket yet lacks one of its permissions (with the input of OPS), by the permission. */

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import { roles, scopes } from './principal.ts';
+import { roles, scopes, type Scope } from './principal.ts';
 import type { SessionInfo } from './sessions.ts';
-import type { TokenView } from './tokens.ts';
 
 /** Response schemas of the browser session (/api/auth) and API tokens (/tokens). */
 
@@ -21,6 +20,21 @@ export const sessionInfoSchema = describing<SessionInfo>()(
 export const reauthSchema = describing<{ ok: true; reauthAt: string }>()(
   z.object({ ok: z.literal(true), reauthAt: dateTimeOut.describe('The ten-minute re-authentication window opens here.') }).meta({ id: 'Reauth' }),
 );
+
+/** An API token as GET /tokens lists it (never its secret). */
+export interface TokenView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  projectIds: string[] | null;
+  kind: 'delegated' | 'agent';
+  actsAs: string;
+  hint: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
 
 export const tokenViewSchema = describing<TokenView>()(
   z

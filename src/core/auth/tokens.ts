@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
-import { authorize } from '../access/authorize.ts';
-import { idField, parseInput, withReasons } from '../validation.ts';
-import { tx, type Ctx } from '../ctx.ts';
+import { idField, withReasons } from '../validation.ts';
 import { invalid, notFound } from '../errors.ts';
+import { defineOp } from '../operation.ts';
+import { okSchema } from '../response-schema.ts';
 import { datetimeSchema } from '../input.ts';
 import { requireAdmin } from './guards.ts';
 import { isAdminRole, scopes, type Scope } from './principal.ts';
+import { createdTokenSchema, tokenListSchema, type TokenView } from './schema.ts';
 import { newApiToken, sha256 } from './secrets.ts';
 import { TOKEN_REVOKED_CHANNEL } from './token-verifier.ts';
 import { unknownPerson } from '../resolve/people.ts';
@@ -21,19 +22,7 @@ export const createTokenInput = z.object({
 });
 export type CreateTokenInput = z.input<typeof createTokenInput>;
 
-export interface TokenView {
-  id: string;
-  name: string;
-  scopes: Scope[];
-  projectIds: string[] | null;
-  kind: 'delegated' | 'agent';
-  actsAs: string;
-  hint: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-}
+export type { TokenView } from './schema.ts';
 
 interface TokenRow {
   id: string;
@@ -88,11 +77,14 @@ export async function issueToken(
 }
 
 /** POST /tokens: session only. A delegated token acts as its creator; an agent token (Owner/Admin) as an agent account. */
-export async function createToken(ctx: Ctx, raw: unknown) {
-  authorize(ctx, 'tokens.create');
-  const input = parseInput(createTokenInput, raw);
-  const p = ctx.principal;
-  return tx(ctx, async ({ sql }) => {
+export const createToken = defineOp({
+  name: 'tokens.create',
+  action: 'tokens.create',
+  input: createTokenInput,
+  output: createdTokenSchema,
+  tx: true,
+  run: async (ctx, input): Promise<TokenView & { token: string }> => {
+    const { sql, principal: p } = ctx;
     // an admin-scoped token does what its person's role allows them administratively: only they mint one
     if (input.scopes.includes('admin')) requireAdmin(p, 'Only an owner or admin may create admin-scoped tokens.', { field: 'scopes' });
     let actsAs = p.identityId;
@@ -119,29 +111,37 @@ export async function createToken(ctx: Ctx, raw: unknown) {
       projectIds: input.projectIds ?? null,
       expiresAt,
     });
-  });
-}
+  },
+});
 
 /** GET /tokens: the caller's own tokens; Owner and Admin see every token of the workspace. */
-export async function listTokens(ctx: Ctx): Promise<{ tokens: TokenView[] }> {
-  authorize(ctx, 'tokens.list');
-  const p = ctx.principal;
-  const rows = await ctx.sql<TokenRow[]>`
-    select id, name, scopes, project_ids, kind, acts_as, token_hint, expires_at, revoked_at, last_used_at, created_at
-    from api_tokens
-    where workspace_id = ${p.workspaceId} ${isAdminRole(p.role) ? ctx.sql`` : ctx.sql`and created_by = ${p.identityId}`}
-    order by created_at desc`;
-  return { tokens: rows.map(view) };
-}
+export const listTokens = defineOp({
+  name: 'tokens.list',
+  action: 'tokens.list',
+  input: z.object({}),
+  output: tokenListSchema,
+  run: async (ctx): Promise<{ tokens: TokenView[] }> => {
+    const p = ctx.principal;
+    const rows = await ctx.sql<TokenRow[]>`
+      select id, name, scopes, project_ids, kind, acts_as, token_hint, expires_at, revoked_at, last_used_at, created_at
+      from api_tokens
+      where workspace_id = ${p.workspaceId} ${isAdminRole(p.role) ? ctx.sql`` : ctx.sql`and created_by = ${p.identityId}`}
+      order by created_at desc`;
+    return { tokens: rows.map(view) };
+  },
+});
 
 const revokeTokenInput = withReasons(z.object({ id: idField('The token id.') }), { id: 'bad_uuid' });
 
 /** DELETE /tokens/{id}: revokes at once on every process (NOTIFY), idempotent. */
-export async function revokeToken(ctx: Ctx, raw: unknown): Promise<{ ok: true }> {
-  authorize(ctx, 'tokens.revoke');
-  const { id } = parseInput(revokeTokenInput, raw);
-  const p = ctx.principal;
-  return tx(ctx, async ({ sql }) => {
+export const revokeToken = defineOp({
+  name: 'tokens.revoke',
+  action: 'tokens.revoke',
+  input: revokeTokenInput,
+  output: okSchema,
+  tx: true,
+  run: async (ctx, { id }): Promise<{ ok: true }> => {
+    const { sql, principal: p } = ctx;
     const [row] = await sql<{ id: string }[]>`
       update api_tokens set revoked_at = coalesce(revoked_at, ${ctx.now()})
       where id = ${id} and workspace_id = ${p.workspaceId}
@@ -150,5 +150,5 @@ export async function revokeToken(ctx: Ctx, raw: unknown): Promise<{ ok: true }>
     if (!row) throw notFound();
     await sql`select pg_notify(${TOKEN_REVOKED_CHANNEL}, ${id})`;
     return { ok: true as const };
-  });
-}
+  },
+});
