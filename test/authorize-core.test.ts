@@ -64,6 +64,18 @@ import { createPriority, deletePriority, updatePriority } from '../src/core/work
 import { createState, deleteState, updateState } from '../src/core/workflow/states.ts';
 import { listPeople } from '../src/core/people/list.ts';
 import { listProjects } from '../src/core/projects/list.ts';
+import { archiveProject } from '../src/core/projects/archive.ts';
+import { createProject } from '../src/core/projects/create.ts';
+import { getProject } from '../src/core/projects/get.ts';
+import { listProjectMembers, removeProjectMember, setProjectMember } from '../src/core/projects/members.ts';
+import { updateProject } from '../src/core/projects/update.ts';
+import { archiveClient } from '../src/core/clients/archive.ts';
+import { createClient } from '../src/core/clients/create.ts';
+import { getClient } from '../src/core/clients/get.ts';
+import { listClients } from '../src/core/clients/list.ts';
+import { listRecipients, setRecipients } from '../src/core/clients/recipients.ts';
+import { updateClient } from '../src/core/clients/update.ts';
+import { deleteCategory, renameCategory } from '../src/core/time/categories-admin.ts';
 import type { Db } from '../src/db/connect.ts';
 import { opsVoidRun } from '../src/core/ops/billing.ts';
 import { setBillingOperator } from '../src/core/ops/operators.ts';
@@ -209,6 +221,20 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'workflow.labels.update': (ctx) => runOp(updateLabel, ctx, { id: randomUUID(), name: 'Probe' }),
   'workflow.labels.delete': (ctx) => runOp(deleteLabel, ctx, { id: randomUUID() }),
   'projects.list': (ctx) => runOp(listProjects, ctx, {}),
+  'projects.read': (ctx) => runOp(getProject, ctx, { id: w.projectId }),
+  'projects.create': (ctx) => runOp(createProject, ctx, { key: 'PROBE', name: 'Probe' }),
+  'projects.update': (ctx) => runOp(updateProject, ctx, { id: w.projectId }),
+  'projects.archive': (ctx) => runOp(archiveProject, ctx, { id: w.projectId, archived: false }),
+  'projects.members.list': (ctx) => runOp(listProjectMembers, ctx, { id: w.projectId }),
+  'projects.members.set': (ctx) => runOp(setProjectMember, ctx, { id: w.projectId, identityId: w.member.id, access: 'full' }),
+  'projects.members.remove': (ctx) => runOp(removeProjectMember, ctx, { id: w.projectId, identityId: randomUUID() }),
+  'clients.list': (ctx) => runOp(listClients, ctx, {}),
+  'clients.read': (ctx) => runOp(getClient, ctx, { id: w.clientId }),
+  'clients.create': (ctx) => runOp(createClient, ctx, { name: 'Probe', code: 'PROBE' }),
+  'clients.update': (ctx) => runOp(updateClient, ctx, { id: w.clientId }),
+  'clients.archive': (ctx) => runOp(archiveClient, ctx, { id: w.clientId, archived: false }),
+  'clients.recipients.list': (ctx) => runOp(listRecipients, ctx, { id: w.clientId }),
+  'clients.recipients.set': (ctx) => runOp(setRecipients, ctx, { id: randomUUID(), recipients: [] }),
   'people.list': (ctx) => runOp(listPeople, ctx, {}),
   'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
   'billing.runs.list': (ctx) => listRuns(ctx, {}),
@@ -268,6 +294,8 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'periods.reopen': (ctx) => runOp(reopenPeriod, ctx, { id: randomUUID() }),
   'categories.list': (ctx) => runOp(listCategories, ctx, {}),
   'categories.create': (ctx) => runOp(createCategory, ctx, { name: 'probe' }),
+  'categories.update': (ctx) => runOp(renameCategory, ctx, { id: randomUUID(), name: 'probe' }),
+  'categories.delete': (ctx) => runOp(deleteCategory, ctx, { id: randomUUID() }),
   'categories.assign': (ctx) => runOp(setProjectCategory, ctx, { projectId: w.projectId, identityId: w.member.id, categoryId: null }),
   'members.update': (ctx) => runOp(updateMemberSettings, ctx, { identityId: w.member.id }),
   'mailbox.read': (ctx) => getMailbox(ctx),
