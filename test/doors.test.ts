@@ -103,7 +103,7 @@ describe('MCP tools', () => {
       failing(
         allTools,
         (t) => t.name,
-        (t) => t.run === undefined || t.name in TOOL_EXEMPT,
+        (t) => (t as { run?: unknown }).run === undefined || t.name in TOOL_EXEMPT,
       ),
     ).toEqual([]);
   });

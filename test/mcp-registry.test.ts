@@ -1,3 +1,4 @@
+import { defineOp } from '../src/core/operation.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,12 +127,18 @@ describe('MCP tool registry', () => {
       title: 'Broken',
       description: 'Fails the way a bug would.',
       toolset: 'workflow',
-      action: 'workflow.read',
+      op: defineOp({
+        name: 'test.broken',
+        action: 'workflow.read',
+        input: z.object({}),
+        output: null,
+        run: async (): Promise<Record<string, never>> => {
+          throw new Error('relation "secret_table" does not exist');
+        },
+      }),
+      args: () => ({}),
       input: () => z.object({}),
       output: z.object({}),
-      run: async () => {
-        throw new Error('relation "secret_table" does not exist');
-      },
     });
     const principal = { workspaceId: 'w', identityId: 'i', role: 'member', clientId: null, scopes: new Set(['read']), projectIds: null } as never;
     const logged: [unknown, string][] = [];

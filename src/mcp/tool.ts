@@ -50,12 +50,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * The core operation the tool runs (src/core/operation.ts); `runOp` authorizes, parses, runs
    * and audits it as for every other door.
    */
-  op?: Op;
+  op: Op;
   /**
    * The operation's action (set by defineTool from `op`): the token's scopes and role decide,
    * through the core's `can`, whether the tool exists on a connection.
    */
-  action: Action;
+  readonly action: Action;
   /** Changes data: the action needs the write scope (derived by defineTool; read-only connections hide it). */
   readonly writes: boolean;
   destructive?: boolean;
@@ -69,9 +69,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * The operation's input from the tool's arguments (names resolved to ids, the tool's defaults);
    * typed by the operation's input schema.
    */
-  args?: (ctx: Ctx, args: z.output<I>, surface: Surface) => OperationInput<Op> | Promise<OperationInput<Op>>;
-  /** Not yet declared as an operation (issue 21, in progress): calls the core itself. */
-  run?: (ctx: Ctx, args: z.output<I>, surface: Surface) => Promise<z.input<O>>;
+  args: (ctx: Ctx, args: z.output<I>, surface: Surface) => OperationInput<Op> | Promise<OperationInput<Op>>;
   /** The tool's result from the operation's (default: the operation's result as it is). */
   result?: (result: OperationResult<Op>, args: z.output<I>, ctx: Ctx) => z.input<O> | Promise<z.input<O>>;
   /**
@@ -80,27 +78,27 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   text?: (out: z.output<O>) => string;
   /**
-   * The result's content blocks, from what `run` returned before the output schema dropped what it
+   * The result's content blocks, from what `result` returned before the output schema dropped what it
    * does not declare (a file's body: get_document); default: one text block (see `text`).
    */
   content?: (result: Record<string, unknown>, out: z.output<O>) => CallToolResult['content'];
 }
 
 /** A tool as its file declares it: the action and `writes` follow from the operation. */
-export type ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Op extends AnyOperation = AnyOperation> =
-  | (Omit<ToolDef<I, O, Op>, 'writes' | 'action' | 'run'> & { op: Op; args: NonNullable<ToolDef<I, O, Op>['args']> })
-  | Omit<ToolDef<I, O, Op>, 'writes' | 'op' | 'args' | 'result'>;
+export type ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Op extends AnyOperation = AnyOperation> = Omit<
+  ToolDef<I, O, Op>,
+  'writes' | 'action'
+>;
 
 /** Keeps the generic types of one tool while collecting tools of different shapes in one list. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject, Op extends AnyOperation>(spec: ToolSpec<I, O, Op>): ToolDef {
-  const action = 'op' in spec && spec.op ? spec.op.action : (spec as { action: Action }).action;
+  const action = spec.op.action;
   const writes = requirementsOf(action).scope === 'write';
   return withIdempotencyKey({ ...spec, action, writes } as unknown as ToolDef);
 }
 
 /** Runs the tool's operation through `runOp` with the input its arguments make, and shapes the result. */
 async function callOperation(tool: ToolDef, ctx: Ctx, args: Record<string, unknown>, surface: Surface): Promise<unknown> {
-  if (!tool.op || !tool.args) return tool.run!(ctx, args, surface);
   const result = await runOp(tool.op, ctx, await tool.args(ctx, args, surface));
   return tool.result ? tool.result(result, args, ctx) : result;
 }
