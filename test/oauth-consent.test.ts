@@ -124,6 +124,11 @@ describe('consent and grants pages (issue 24)', () => {
     expect(await page.textContent('li.grant')).toContain('revoked');
     await checkBothSizes(page, 'oauth-grants-revoked');
     expect((await call()).status).toBe(401);
+    const audit = await app.db.sql`select action, outcome from ops_audit where actor_id = ${person.id} order by at, action`;
+    expect(audit).toEqual([
+      { action: 'oauth.consent', outcome: 'succeeded' },
+      { action: 'oauth.revoke', outcome: 'succeeded' },
+    ]);
     expect(cspErrors, cspErrors.join('\n')).toEqual([]);
     await context.close();
   });

@@ -242,6 +242,9 @@ describe('OAuth refusals (issue 24)', () => {
     expect(back.searchParams.get('error')).toBe('invalid_scope');
     const [grants] = await app.db.sql<{ n: number }[]>`select count(*)::int as n from oauth_grants where identity_id = ${clientUser.id}`;
     expect(grants!.n).toBe(0);
+    // the refusal is audited, with the person and the door
+    const audit = await app.db.sql`select door, outcome, target from ops_audit where action = 'oauth.consent' and actor_id = ${clientUser.id}`;
+    expect(audit).toEqual([{ door: 'rest', outcome: 'refused', target: `client ${clientId}` }]);
   });
 
   it('a client metadata document on a private or metadata address is invalid_client; nothing is fetched', async () => {

@@ -2,7 +2,6 @@ import type { Db } from '../../db/connect.ts';
 import { addressableProject } from '../access/visible.ts';
 import type { Principal, Scope } from '../auth/principal.ts';
 import { issueToken } from '../auth/tokens.ts';
-import { notFound } from '../errors.ts';
 import { endGrant } from './records.ts';
 
 /**
@@ -22,31 +21,29 @@ export interface GrantRecord {
 }
 
 /**
- * Records a consented grant and the delegated token behind it (the caller checked the scopes and
- * projects). A consent is remembered once per person and client: an earlier grant to the same
- * client ends (its tokens stop working), so the grants page never holds two for one client.
+ * Records a consented grant and the delegated token behind it, inside the caller's transaction
+ * (consent.ts checked the scopes and projects). A consent is remembered once per person and
+ * client: an earlier grant to the same client ends (its tokens stop working), so the grants page
+ * never holds two for one client.
  */
 export async function recordGrant(sql: Db, g: GrantRecord, now: Date): Promise<{ tokenId: string }> {
-  return sql.begin(async (t) => {
-    const db = t as unknown as Db;
-    const token = await issueToken(db, {
-      workspaceId: g.workspaceId,
-      createdBy: g.identityId,
-      actsAs: g.identityId,
-      kind: 'delegated',
-      name: `OAuth: ${g.clientName}`.slice(0, 100),
-      scopes: g.scopes,
-      projectIds: g.projectIds,
-    });
-    await db`
-      insert into oauth_grants (grant_id, token_id, workspace_id, identity_id, client_id, client_name)
-      values (${g.grantId}, ${token.id}, ${g.workspaceId}, ${g.identityId}, ${g.clientId}, ${g.clientName.slice(0, 200)})`;
-    const earlier = await db<{ grant_id: string }[]>`
-      select g.grant_id from oauth_grants g join api_tokens t on t.id = g.token_id
-      where g.identity_id = ${g.identityId} and g.client_id = ${g.clientId} and g.grant_id <> ${g.grantId} and t.revoked_at is null`;
-    for (const e of earlier) await endGrant(db, e.grant_id, now);
-    return { tokenId: token.id };
-  }) as Promise<{ tokenId: string }>;
+  const token = await issueToken(sql, {
+    workspaceId: g.workspaceId,
+    createdBy: g.identityId,
+    actsAs: g.identityId,
+    kind: 'delegated',
+    name: `OAuth: ${g.clientName}`.slice(0, 100),
+    scopes: g.scopes,
+    projectIds: g.projectIds,
+  });
+  await sql`
+    insert into oauth_grants (grant_id, token_id, workspace_id, identity_id, client_id, client_name)
+    values (${g.grantId}, ${token.id}, ${g.workspaceId}, ${g.identityId}, ${g.clientId}, ${g.clientName.slice(0, 200)})`;
+  const earlier = await sql<{ grant_id: string }[]>`
+    select g.grant_id from oauth_grants g join api_tokens t on t.id = g.token_id
+    where g.identity_id = ${g.identityId} and g.client_id = ${g.clientId} and g.grant_id <> ${g.grantId} and t.revoked_at is null`;
+  for (const e of earlier) await endGrant(sql, e.grant_id, now);
+  return { tokenId: token.id };
 }
 
 /** The person's live grant to this client, if any: a remembered consent needs no new one. */
@@ -105,13 +102,6 @@ export async function listGrants(sql: Db, identityId: string): Promise<GrantView
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
   }));
-}
-
-/** The person revokes one of their grants: its tokens stop working at once on every process. */
-export async function revokeGrant(sql: Db, identityId: string, grantId: string, now: Date): Promise<void> {
-  const [mine] = await sql`select 1 from oauth_grants where grant_id = ${grantId} and identity_id = ${identityId}`;
-  if (!mine) throw notFound();
-  await endGrant(sql, grantId, now);
 }
 
 /** Projects the person may name in an allow-list (as a session in that workspace sees them). */

@@ -3,9 +3,12 @@ import type { Router } from '@koa/router';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
-import { grantableProjects, recordGrant } from '../../core/oauth/grants.ts';
-import { knownScopes, OAUTH_SCOPES, roleScopes, type OAuthScope } from '../../core/oauth/scopes.ts';
-import { clockOf } from '../../core/ctx.ts';
+import { consentGrant } from '../../core/oauth/consent.ts';
+import { grantableProjects } from '../../core/oauth/grants.ts';
+import { knownScopes, OAUTH_SCOPES, roleScopes } from '../../core/oauth/scopes.ts';
+import { makeCtx } from '../../core/ctx.ts';
+import { toAppError } from '../../core/failures.ts';
+import { runOp } from '../../core/operation.ts';
 import type { Services } from '../../core/services.ts';
 import { MCP_PATH } from '../../web/resource-metadata.ts';
 import { checkPost, first, formOf, seeOther, sendPage, sessionOf, signInRoute } from './browser.ts';
@@ -119,22 +122,6 @@ export function consentRoutes(router: Router, body: Koa.Middleware, services: Se
     const chosen = form.scope ?? [];
     const principal = await sessionPrincipal(services.sql, session, first(form, 'workspace')).catch(() => null);
     if (!principal) return finish(provider, ctx, { error: 'access_denied', error_description: 'No such workspace of yours.' }, true);
-    const ceiling = roleScopes(principal.role);
-    const beyond = chosen.filter((s) => !requested.includes(s as OAuthScope) || !ceiling.includes(s as OAuthScope));
-    if (beyond.length) {
-      return finish(
-        provider,
-        ctx,
-        { error: 'invalid_scope', error_description: `Not allowed for your role (${principal.role}) or not asked for: ${beyond.join(', ')}.` },
-        true,
-      );
-    }
-    if (!chosen.length) return finish(provider, ctx, { error: 'access_denied', error_description: 'No access was allowed.' }, true);
-    const projectIds = [...new Set(form.project ?? [])];
-    const mine = new Set((await grantableProjects(services.sql, principal)).map((p) => p.id));
-    if (projectIds.some((id) => !mine.has(id))) {
-      return finish(provider, ctx, { error: 'access_denied', error_description: 'A project of the allow-list is not one of yours.' }, true);
-    }
 
     const clientId = params.client_id!;
     const client = await provider.Client.find(clientId);
@@ -151,19 +138,23 @@ export function consentRoutes(router: Router, body: Koa.Middleware, services: Se
       grant.rejectOIDCScope(refused.join(' '));
     }
     const grantId = await grant.save();
-    await recordGrant(
-      services.sql,
-      {
+    try {
+      await runOp(consentGrant, makeCtx(services, principal), {
         grantId,
-        workspaceId: principal.workspaceId,
-        identityId: session.identityId,
         clientId,
         clientName: client?.clientName ?? clientId,
-        scopes: chosen as OAuthScope[],
-        projectIds: projectIds.length ? projectIds : null,
-      },
-      clockOf(services)(),
-    );
+        requested,
+        scopes: chosen,
+        projectIds: form.project ?? [],
+      });
+    } catch (err) {
+      const e = toAppError(err);
+      if (!e || e.status >= 500) throw err;
+      await grant.destroy();
+      // the standard OAuth error for the client: more than the role allows is invalid_scope, the rest access_denied
+      const error = e.reason === 'scope_not_allowed' ? 'invalid_scope' : 'access_denied';
+      return finish(provider, ctx, { error, error_description: e.message }, true);
+    }
     await finish(provider, ctx, { consent: { grantId } }, true);
   });
 }

@@ -1,8 +1,11 @@
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
-import { clockOf } from '../../core/ctx.ts';
+import { makeCtx } from '../../core/ctx.ts';
 import { toAppError } from '../../core/failures.ts';
-import { listGrants, revokeGrant } from '../../core/oauth/grants.ts';
+import { sessionPrincipal } from '../../core/auth/sessions.ts';
+import { grantWorkspace, revokeOAuthGrant } from '../../core/oauth/consent.ts';
+import { listGrants } from '../../core/oauth/grants.ts';
+import { runOp } from '../../core/operation.ts';
 import type { Services } from '../../core/services.ts';
 import { checkPost, formOf, seeOther, sendPage, sessionOf } from './browser.ts';
 import { grantsPage, messagePage, signInPage } from './pages.ts';
@@ -21,11 +24,16 @@ export function grantRoutes(router: Router, body: Koa.Middleware, services: Serv
     const form = formOf(ctx);
     if (!checkPost(ctx, session, form)) return;
     if (!session) return sendPage(ctx, signInPage('/oauth/grants', null), 401);
+    const slug = await grantWorkspace(services.sql, session.identityId, ctx.params.id!);
+    const notYours = () => sendPage(ctx, messagePage('Not found', 'There is no such grant of yours.'), 404);
+    if (!slug) return notYours();
     try {
-      await revokeGrant(services.sql, session.identityId, ctx.params.id!, clockOf(services)());
+      const principal = await sessionPrincipal(services.sql, session, slug);
+      await runOp(revokeOAuthGrant, makeCtx(services, principal), { grantId: ctx.params.id! });
     } catch (err) {
-      if (toAppError(err)?.code !== 'not_found') throw err;
-      return sendPage(ctx, messagePage('Not found', 'There is no such grant of yours.'), 404);
+      const e = toAppError(err);
+      if (!e || e.status >= 500) throw err;
+      return e.status === 404 ? notYours() : sendPage(ctx, messagePage('Refused', e.message), e.status);
     }
     seeOther(ctx, '/oauth/grants?revoked=1');
   });
