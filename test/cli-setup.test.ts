@@ -25,7 +25,20 @@ const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
 describe('wt client and wt project', () => {
   it('from an empty workspace: clients and projects are created and listed', { timeout: 120_000 }, async () => {
     expect((await run('workspace', 'create', '--slug', slug, '--name', 'CLI Agency')).code).toBe(0);
-    const owner = await run('user', 'create', '--workspace', slug, '--email', `owner@${slug}.test`, '--name', 'Olive Owner', '--role', 'owner', '--password', 'a long password');
+    const owner = await run(
+      'user',
+      'create',
+      '--workspace',
+      slug,
+      '--email',
+      `owner@${slug}.test`,
+      '--name',
+      'Olive Owner',
+      '--role',
+      'owner',
+      '--password',
+      'a long password',
+    );
     expect(owner.code, owner.stderr).toBe(0);
 
     const acme = await run('client', 'create', '--workspace', slug, '--name', 'Acme', '--code', 'acme', '--locale', 'de-de', '--layout', 'project');
@@ -37,7 +50,22 @@ describe('wt client and wt project', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trim().split('\n')).toEqual(['ACME\tAcme\tde-DE', 'GLX\tGlobex\ten-GB']);
 
-    const web = await run('project', 'create', '--workspace', slug, '--key', 'web', '--name', 'Website', '--client', 'ACME', '--collaborators', 'glx', '--mode', 'on_close');
+    const web = await run(
+      'project',
+      'create',
+      '--workspace',
+      slug,
+      '--key',
+      'web',
+      '--name',
+      'Website',
+      '--client',
+      'ACME',
+      '--collaborators',
+      'glx',
+      '--mode',
+      'on_close',
+    );
     expect(web.code, web.stderr).toBe(0);
     const project = JSON.parse(web.stdout);
     expect(project).toMatchObject({ key: 'WEB', name: 'Website', billingMode: 'on_close', formerKeys: [] });
@@ -57,21 +85,25 @@ describe('wt client and wt project', () => {
     ]);
   });
 
-  it('refusals are printed with exit code 2: a code taken (409), a bad layout (400), an unknown client code, a missing option', { timeout: 120_000 }, async () => {
-    const taken = await run('client', 'create', '--workspace', slug, '--name', 'Again', '--code', 'ACME');
-    expect(taken.code).toBe(2);
-    expect(taken.stderr).toContain('Another client has the code ACME');
-    const layout = await run('client', 'create', '--workspace', slug, '--name', 'X', '--code', 'XX', '--layout', 'pdf');
-    expect(layout.code).toBe(2);
-    expect(layout.stderr).toMatch(/^wt: /);
-    const unknown = await run('project', 'create', '--workspace', slug, '--key', 'APP', '--name', 'App', '--client', 'NOPE');
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('no client with code NOPE');
-    const missing = await run('project', 'create', '--workspace', slug, '--name', 'App');
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('--key is required');
-    const key = await run('project', 'create', '--workspace', slug, '--key', 'inbox', '--name', 'Inbox');
-    expect(key.code).toBe(2);
-    expect(key.stderr).toContain('INBOX is reserved');
-  });
+  it(
+    'refusals are printed with exit code 2: a code taken (409), a bad layout (400), an unknown client code, a missing option',
+    { timeout: 120_000 },
+    async () => {
+      const taken = await run('client', 'create', '--workspace', slug, '--name', 'Again', '--code', 'ACME');
+      expect(taken.code).toBe(2);
+      expect(taken.stderr).toContain('Another client has the code ACME');
+      const layout = await run('client', 'create', '--workspace', slug, '--name', 'X', '--code', 'XX', '--layout', 'pdf');
+      expect(layout.code).toBe(2);
+      expect(layout.stderr).toMatch(/^wt: /);
+      const unknown = await run('project', 'create', '--workspace', slug, '--key', 'APP', '--name', 'App', '--client', 'NOPE');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('no client with code NOPE');
+      const missing = await run('project', 'create', '--workspace', slug, '--name', 'App');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--key is required');
+      const key = await run('project', 'create', '--workspace', slug, '--key', 'inbox', '--name', 'Inbox');
+      expect(key.code).toBe(2);
+      expect(key.stderr).toContain('INBOX is reserved');
+    },
+  );
 });
