@@ -181,6 +181,15 @@ async function runQueued(w: World, ctx: JobCtx = jobCtx({ attempt: 1 })): Promis
 }
 
 describe('a delivery', () => {
+  it("shows the workspace's sender name (its settings, issue 22) with MAIL_FROM's address", async () => {
+    const w = await makeWorld();
+    await app.db.sql`update workspaces set mail_from_name = 'Nord "Billing"' where id = ${w.ws.id}`;
+    expect(await runQueued(w)).toEqual([]);
+    const [m] = smtp.messagesTo(w.ap);
+    expect(m!.headers.get('from')).toMatchObject({ value: [{ name: 'Nord "Billing"', address: 'billing@agency.test' }] });
+    expect(m!.envelope.from).toBe('billing@agency.test');
+  });
+
   it('sends one email per recipient with the documents attached, skips the rest, and completes the run', async () => {
     const w = await makeWorld();
     expect(await runStatus(w)).toBe('delivering');

@@ -4,6 +4,7 @@ import { isLastAttempt, jobTx, step, type JobCtx, type JobRefs } from '../jobs/c
 import { firstAddress, singleAddress } from '../mail/address.ts';
 import type { SendResult, SendStep } from '../mail/mailer.ts';
 import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
+import { fromWithName } from '../mail/workspace-sender.ts';
 import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
 import { finishDelivery, mayHaveLeft, settleStopped, STOPPED_AFTER_DATA, type FinalState } from './stopped-deliveries.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
@@ -22,6 +23,8 @@ interface DeliveryRow {
   clientName: string;
   locale: string;
   agency: string;
+  /** The workspace's sender name (its settings), shown with MAIL_FROM's address. */
+  mailFromName: string | null;
   periodStart: string;
   periodEnd: string;
 }
@@ -30,7 +33,7 @@ interface DeliveryRow {
 type Claim =
   | { kind: 'done' }
   | { kind: 'wait' }
-  | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; attempt: number; sheet: DeliverySheet };
+  | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; attempt: number; sheet: DeliverySheet; senderName: string | null };
 
 /**
  * The `documents:deliver` job: sends one timesheet (its pdf or html, and its csv, in one email)
@@ -53,7 +56,8 @@ export async function deliverTimesheet(ctx: JobCtx, { deliveryId }: { deliveryId
   const refs = { deliveryId, runId, timesheetId: claim.timesheetId };
   // the recipient's own reply address: a reply to it is known to be theirs (issue 19)
   const replyTo = await timesheetReplyAddress(ctx.sql, ctx.mailFrom, { timesheetId: claim.timesheetId, deliveryId, email: claim.email });
-  const mail = deliveryEmail(sheet, { from: ctx.mailFrom, to: claim.email, messageId: claim.messageId, replyTo });
+  const from = fromWithName(ctx.mailFrom, claim.senderName);
+  const mail = deliveryEmail(sheet, { from, to: claim.email, messageId: claim.messageId, replyTo });
   // A mailer that throws may have sent the message or not: the same doubt as a connection lost after DATA.
   const result = await ctx.mailer
     .send(mail, (s) => recordStep(ctx, deliveryId, attempt, s))
@@ -124,7 +128,7 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
   const [d] = await sql<DeliveryRow[]>`
     select dd.state, dd.email, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", coalesce(rc.opted_out, false) as "optedOut",
            s.id as "timesheetId", s.workspace_id as "workspaceId", s.number, s.run_id as "runId", r.status as "runStatus",
-           c.name as "clientName", c.locale, w.name as agency, p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
+           c.name as "clientName", c.locale, w.name as agency, w.mail_from_name as "mailFromName", p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
     from document_deliveries dd
     join timesheets s on s.id = dd.timesheet_id
     join billing_runs r on r.id = s.run_id
@@ -156,7 +160,16 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
     returning message_id as "messageId", attempts as attempt`;
   step(ctx, 'deliver:claimed');
   const sheet: DeliverySheet = { ...pick(d), files };
-  return { kind: 'send', runId: d.runId, timesheetId: d.timesheetId, email: d.email, messageId: claimed!.messageId, attempt: claimed!.attempt, sheet };
+  return {
+    kind: 'send',
+    runId: d.runId,
+    timesheetId: d.timesheetId,
+    email: d.email,
+    messageId: claimed!.messageId,
+    attempt: claimed!.attempt,
+    sheet,
+    senderName: d.mailFromName,
+  };
 }
 
 /**
