@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeProject, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { Browser, fieldValue, formAction, startMetadataServer, startOAuthApp } from './helpers/oauth.ts';
@@ -132,6 +133,30 @@ async function mcp(accessToken: string, base = app.base): Promise<Response> {
 }
 
 describe('OAuth refusals (issue 24)', () => {
+  it('metadata (RFC 8414) names the origin the client used as issuer; a foreign Host is refused (DNS rebinding)', async () => {
+    const meta = (await (await fetch(`${app.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(meta).toMatchObject({
+      issuer: app.base,
+      authorization_endpoint: `${app.base}/oauth/authorize`,
+      token_endpoint: `${app.base}/oauth/token`,
+      registration_endpoint: `${app.base}/oauth/register`,
+      revocation_endpoint: `${app.base}/oauth/revoke`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+    });
+    const resource = (await (await fetch(`${app.base}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    expect(resource).toMatchObject({ resource: `${app.base}/mcp`, authorization_servers: [app.base] });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${app.base}/.well-known/oauth-authorization-server`, { headers: { host: 'attacker.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+
   it('PKCE is required: none, or plain, is invalid_request sent back to the client', async () => {
     const clientId = await register();
     const browser = await signedIn(member);

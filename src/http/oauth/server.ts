@@ -16,6 +16,8 @@ import { makeProvider, OAUTH_PREFIX, type OAuthServer } from './provider.ts';
 
 /** The authorization server's metadata (RFC 8414), and the OpenID name for the same document. */
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+/** Providers kept at once (one per origin clients use: a name or two, http and https). */
+const MAX_ORIGINS = 8;
 /** Our own pages under /oauth; every other /oauth path is the library's. */
 const PAGE_PATH = /^\/oauth\/(consent\/[^/]+|grants(\/[^/]+\/revoke)?|login)$/;
 
@@ -61,6 +63,8 @@ export function oauthServer(services: Services, options: OAuthOptions = {}): Koa
         return { provider, handle: provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void> };
       });
       entry.catch(() => providers.delete(origin));
+      // a Host may carry any port: keep a few origins, not one provider per port anyone sends
+      if (providers.size >= MAX_ORIGINS) providers.delete(providers.keys().next().value!);
       providers.set(origin, entry);
     }
     return entry;
