@@ -67,7 +67,7 @@ async function main(role: 'all' | 'web' | 'worker') {
         `Listening on ${base}/ (links to everything below)`,
         `  Console:       ${base}/ops`,
         `  API reference: ${base}/api/docs (OpenAPI 3.1: ${base}/api/openapi.json)`,
-        `  MCP:           ${base}/mcp (Streamable HTTP, Authorization: Bearer wt_…; stdio: WT_TOKEN=wt_… npx wt mcp)`,
+        `  MCP:           ${base}/mcp (Streamable HTTP: OAuth 2.1, or Authorization: Bearer wt_…; stdio: WT_TOKEN=wt_… npx wt mcp)`,
         `  Health:        ${base}/healthz, ${base}/readyz`,
       ].join('\n'),
     );
