@@ -214,7 +214,9 @@ describe('token management', () => {
     const before = (await app.db.sql`select count(*)::int as n from api_tokens`)[0]!.n;
     const cases: [unknown, number, string][] = [
       [{ name: '', scopes: ['read'] }, 400, 'validation'],
-      [{ name: 'x', scopes: ['admin'] }, 400, 'validation'],
+      [{ name: 'x', scopes: ['root'] }, 400, 'validation'],
+      // a scope that exists (issue 22) but only an Owner or Admin holds
+      [{ name: 'x', scopes: ['read', 'admin'] }, 403, 'admin_only'],
       [{ name: 'x', scopes: [] }, 400, 'validation'],
       [{ name: 'x', scopes: ['read'], expiresAt: '2001-01-01T00:00:00Z' }, 400, 'expiry_past'],
       [{ name: 'x', scopes: ['read'], projectIds: ['00000000-0000-4000-8000-000000000000'] }, 404, 'unknown_project'],

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetMailJob } from '../src/core/jobs/catalog.ts';
 import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
@@ -63,7 +64,7 @@ const linkIn = (m: SinkMessage) => {
 async function drained(): Promise<void> {
   for (let i = 0; i < 300; i++) {
     const [r] = await app.db.sql<{ n: number }[]>`
-      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'auth:reset-mail'`;
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = ${resetMailJob.task}`;
     if (r!.n === 0) return;
     await new Promise((res) => setTimeout(res, 50));
   }

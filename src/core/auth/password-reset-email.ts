@@ -29,7 +29,7 @@ async function claim(sql: Db, resetId: string, now: Date, mailFrom: string): Pro
   return { ...r, secret, messageId };
 }
 
-/** The `auth:reset-mail` job: one reset link's email. */
+/** The `resets:send` job: one reset link's email. */
 export async function sendResetEmail(ctx: JobCtx, { workspaceId, resetId }: { workspaceId: string; resetId: string }): Promise<void> {
   const c = await jobTx(ctx, ({ sql }) => claim(sql, resetId, ctx.now(), ctx.mailFrom));
   if (!c) return;

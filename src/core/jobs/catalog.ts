@@ -55,22 +55,22 @@ export const pollJob = defineJob({
 });
 
 /**
- * `people:invitation-mail`: the email of one invitation (src/core/people/invitation-email.ts). Its
+ * `invitations:send`: the email of one invitation (src/core/people/invitation-email.ts). Its
  * link's secret is made by the job, so no secret sits in a payload; a resend queues it afresh.
  */
 export const invitationMailJob = defineJob({
-  task: 'people:invitation-mail',
+  task: 'invitations:send',
   payload: z.object({ workspaceId, invitationId: z.uuid() }),
   maxAttempts: 5,
-  key: (p) => `people:invitation-mail:${p.invitationId}`,
+  key: (p) => `invitations:send:${p.invitationId}`,
 });
 
-/** `auth:reset-mail`: the email of one password reset link (src/core/auth/password-reset-email.ts), made the same way. */
+/** `resets:send`: the email of one password reset link (src/core/auth/password-reset-email.ts), made the same way. */
 export const resetMailJob = defineJob({
-  task: 'auth:reset-mail',
+  task: 'resets:send',
   payload: z.object({ workspaceId, resetId: z.uuid() }),
   maxAttempts: 5,
-  key: (p) => `auth:reset-mail:${p.resetId}`,
+  key: (p) => `resets:send:${p.resetId}`,
 });
 
 /** Every job with a payload, by name: the worker must register a handler for each. */

@@ -36,7 +36,7 @@ async function claim(sql: Db, invitationId: string, now: Date, mailFrom: string)
   return { ...inv, secret, messageId };
 }
 
-/** The `people:invitation-mail` job: one invitation's email, with a link that works once, until the invitation expires. */
+/** The `invitations:send` job: one invitation's email, with a link that works once, until the invitation expires. */
 export async function sendInvitationEmail(ctx: JobCtx, { invitationId }: { invitationId: string }): Promise<void> {
   const c = await jobTx(ctx, ({ sql }) => claim(sql, invitationId, ctx.now(), ctx.mailFrom));
   if (!c) return;
