@@ -74,6 +74,8 @@ import { createClient } from '../src/core/clients/create.ts';
 import { getClient } from '../src/core/clients/get.ts';
 import { listClients } from '../src/core/clients/list.ts';
 import { listRecipients, setRecipients } from '../src/core/clients/recipients.ts';
+import { listRates } from '../src/core/rates/list.ts';
+import { replaceRates } from '../src/core/rates/replace.ts';
 import { updateClient } from '../src/core/clients/update.ts';
 import { deleteCategory, renameCategory } from '../src/core/time/categories-admin.ts';
 import type { Db } from '../src/db/connect.ts';
@@ -235,6 +237,8 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'clients.archive': (ctx) => runOp(archiveClient, ctx, { id: w.clientId, archived: false }),
   'clients.recipients.list': (ctx) => runOp(listRecipients, ctx, { id: w.clientId }),
   'clients.recipients.set': (ctx) => runOp(setRecipients, ctx, { id: randomUUID(), recipients: [] }),
+  'rates.list': (ctx) => runOp(listRates, ctx, {}),
+  'rates.replace': (ctx) => runOp(replaceRates, ctx, { rates: [] }),
   'people.list': (ctx) => runOp(listPeople, ctx, {}),
   'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
   'billing.runs.list': (ctx) => listRuns(ctx, {}),

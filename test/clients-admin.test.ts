@@ -52,6 +52,7 @@ describe('POST /clients', () => {
       timesheetLayout: 'combined',
       billingPolicy: 'paid',
       billingMode: 'period',
+      currency: 'EUR',
       archivedAt: null,
       createdAt: expect.any(String),
     });

@@ -749,6 +749,8 @@ export const TABLE: Record<string, Probe[]> = {
       build: async (w) => ({ params: { id: await aProject(w, w.people.admin.id), identityId: w.people.admin.id } }),
     },
   ],
+  'GET /api/w/:slug/rates': [{ label: 'the rate table', auth: 'admin', admin: true, ok: 200 }],
+  'PUT /api/w/:slug/rates': [{ label: 'an empty rate table', auth: 'admin', admin: true, ok: 200, build: () => ({ body: { rates: [] } }) }],
   'PATCH /api/w/:slug/categories/:id': [
     {
       label: 'a category of its own',

@@ -101,6 +101,8 @@ export const ACTIONS = {
   'clients.archive': administer,
   'clients.recipients.list': administer,
   'clients.recipients.set': administer,
+  'rates.list': administer,
+  'rates.replace': administer,
   'people.list': read,
   'tickets.list': read,
   'tickets.read': read,

@@ -3,7 +3,17 @@ import { defineOp } from '../operation.ts';
 import { withReasons } from '../validation.ts';
 import { loadClient } from './read.ts';
 import { assertCodeFree, canonicalLocale, checkClientBank } from './rules.ts';
-import { clientCodeField, clientModeField, clientNameField, clientPolicyField, clientSchema, layoutField, localeField, type Client } from './schema.ts';
+import {
+  clientCodeField,
+  clientCurrencyField,
+  clientModeField,
+  clientNameField,
+  clientPolicyField,
+  clientSchema,
+  layoutField,
+  localeField,
+  type Client,
+} from './schema.ts';
 
 export const createClientInput = withReasons(
   z.object({
@@ -13,8 +23,9 @@ export const createClientInput = withReasons(
     timesheetLayout: layoutField.default('combined'),
     billingPolicy: clientPolicyField.default('paid'),
     billingMode: clientModeField.default('period'),
+    currency: clientCurrencyField.default('EUR'),
   }),
-  { billingPolicy: 'policy_format' },
+  { billingPolicy: 'policy_format', currency: 'bad_currency' },
 );
 
 /**
@@ -33,9 +44,9 @@ export const createClient = defineOp({
     await checkClientBank(ctx, input.billingPolicy, null);
     await assertCodeFree(ctx, input.code, null);
     const [row] = await ctx.sql<{ id: string }[]>`
-      insert into clients (workspace_id, name, code, locale, timesheet_layout, billing_policy, billing_mode, created_at)
+      insert into clients (workspace_id, name, code, locale, timesheet_layout, billing_policy, billing_mode, currency, created_at)
       values (${ctx.principal.workspaceId}, ${input.name}, ${input.code}, ${locale}, ${input.timesheetLayout}, ${input.billingPolicy.toLowerCase()},
-              ${input.billingMode}, ${ctx.now()})
+              ${input.billingMode}, ${input.currency}, ${ctx.now()})
       on conflict (workspace_id, code) do nothing
       returning id`;
     // a concurrent create took the code between the check and the insert

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describing, uuidOut, dateTimeOut } from '../response-schema.ts';
+import { currencyField } from '../rates/money.ts';
 import { billingModeField, billingPolicyField } from '../tickets/schemas.ts';
 
 /**
@@ -21,6 +22,7 @@ export const layoutField = z.enum(TIMESHEET_LAYOUTS).describe('combined: one tim
 export const clientPolicyField = billingPolicyField
   .unwrap()
   .describe('Default billing of the client’s projects: "paid", "free" or "bank:<bankId>" (a bank of this client).');
+export const clientCurrencyField = currencyField.describe('ISO 4217 currency of the client’s documents (amounts); only rates in it apply to its time.');
 export const clientModeField = billingModeField.unwrap().describe('Default billing mode of the client’s projects: "period" or "on_close".');
 
 export interface Client {
@@ -31,6 +33,8 @@ export interface Client {
   timesheetLayout: (typeof TIMESHEET_LAYOUTS)[number];
   billingPolicy: string;
   billingMode: 'period' | 'on_close';
+  /** ISO 4217: the currency of the client's documents. */
+  currency: string;
   archivedAt: string | null;
   createdAt: string;
 }
@@ -64,6 +68,7 @@ const clientFields = {
   timesheetLayout: z.enum(TIMESHEET_LAYOUTS),
   billingPolicy: z.string(),
   billingMode: z.enum(['period', 'on_close']),
+  currency: z.string().describe('ISO 4217 currency of the client’s documents.'),
   archivedAt: dateTimeOut.nullable().describe('When the client was archived; null: active.'),
   createdAt: dateTimeOut,
 };

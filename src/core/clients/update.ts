@@ -3,7 +3,17 @@ import { defineOp } from '../operation.ts';
 import { idField, withReasons } from '../validation.ts';
 import { loadClient } from './read.ts';
 import { assertCodeFree, canonicalLocale, checkClientBank } from './rules.ts';
-import { clientCodeField, clientModeField, clientNameField, clientPolicyField, clientSchema, layoutField, localeField, type Client } from './schema.ts';
+import {
+  clientCodeField,
+  clientCurrencyField,
+  clientModeField,
+  clientNameField,
+  clientPolicyField,
+  clientSchema,
+  layoutField,
+  localeField,
+  type Client,
+} from './schema.ts';
 
 export const updateClientFields = z.object({
   name: clientNameField.optional(),
@@ -12,14 +22,19 @@ export const updateClientFields = z.object({
   timesheetLayout: layoutField.optional(),
   billingPolicy: clientPolicyField.optional(),
   billingMode: clientModeField.optional(),
+  currency: clientCurrencyField.optional(),
 });
 
-export const updateClientInput = withReasons(updateClientFields.extend({ id: idField('The client.') }), { id: 'bad_uuid', billingPolicy: 'policy_format' });
+export const updateClientInput = withReasons(updateClientFields.extend({ id: idField('The client.') }), {
+  id: 'bad_uuid',
+  billingPolicy: 'policy_format',
+  currency: 'bad_currency',
+});
 
 /**
  * PATCH /clients/{id} (Owner/Admin): changes the fields sent. The defaults apply to what is billed
  * from now on (a ticket or project with its own policy keeps it; documents already made keep their
- * number, layout and locale). A new code starts the next document numbers.
+ * number, layout, locale and currency). A new code starts the next document numbers.
  */
 export const updateClient = defineOp({
   name: 'clients.update',
@@ -48,7 +63,8 @@ export const updateClient = defineOp({
         locale = ${locale},
         timesheet_layout = ${input.timesheetLayout ?? before.timesheetLayout},
         billing_policy = ${input.billingPolicy?.toLowerCase() ?? before.billingPolicy},
-        billing_mode = ${input.billingMode ?? before.billingMode}
+        billing_mode = ${input.billingMode ?? before.billingMode},
+        currency = ${input.currency ?? before.currency}
       where id = ${input.id}`;
     return loadClient(ctx, input.id);
   },

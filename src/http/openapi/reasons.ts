@@ -7,7 +7,7 @@ export type Reasons = Partial<Record<400 | 403 | 404 | 409 | 412, string[]>>;
 const FILTER_REASONS = ['unknown_state', 'unknown_kind', 'unknown_label', 'unknown_priority', 'unknown_person', 'unknown_project', 'unknown_client'];
 
 /** A client's fields that can be refused for their value (src/core/clients/rules.ts). */
-const CLIENT_FIELD_REASONS = ['unknown_locale', 'policy_format', 'unknown_bank', 'bank_client_mismatch'];
+const CLIENT_FIELD_REASONS = ['unknown_locale', 'policy_format', 'unknown_bank', 'bank_client_mismatch', 'bad_currency'];
 
 /** A project's fields that can be refused for their value (src/core/projects/rules.ts). */
 const PROJECT_FIELD_REASONS = ['key_reserved', 'policy_format', 'unknown_bank', 'bank_client_mismatch', 'collaborator_is_billing_client'];
@@ -156,6 +156,8 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'DELETE /projects/{id}/members/{identityId}': { 404: ['unknown_project', 'unknown_person'] },
   'PATCH /categories/{id}': { 404: ['unknown_category'], 409: ['category_exists'] },
   'DELETE /categories/{id}': { 404: ['unknown_category'], 409: ['in_use'] },
+  // issue 23: rates (src/core/rates)
+  'PUT /rates': { 404: ['unknown_category', 'unknown_client', 'unknown_project'], 409: ['duplicate_rate'] },
   // issue 22: the workflow's lists (src/core/workflow: states.ts, kinds.ts, priorities.ts, labels.ts)
   'POST /workflow/states': { 409: ['key_taken', 'default_closed'] },
   'PUT /workflow/states/{id}': { 404: ['unknown_state'], 409: ['key_taken', 'default_closed', 'default_required', 'resolve_required', 'in_use'] },

@@ -16,6 +16,7 @@ import { invitationRoutes } from './invitations.ts';
 import { openApiRoutes } from './openapi.ts';
 import { peopleRoutes } from './people.ts';
 import { projectsRoutes } from './projects.ts';
+import { ratesRoutes } from './rates.ts';
 import { sessionRoutes } from './session.ts';
 import { ticketRelationsRoutes } from './ticket-relations.ts';
 import { ticketsReadRoutes } from './tickets-read.ts';
@@ -80,6 +81,7 @@ export const workspaceGroups: RouteGroup[] = [
   group('documents', deliveriesRoutes),
   group('billing', billingRoutes),
   group('billing', banksRoutes),
+  group('billing', ratesRoutes),
   group('mailbox', mailboxRoutes),
   group('clients', clientsRoutes),
   group('projects', projectsRoutes),

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * Money in integer minor units of an ISO 4217 currency (cents, yen): amounts are never floats, a
+ * line's amount is rounded once, and every sum is a sum of rounded lines (so a document's total
+ * always equals the sum of what it lists).
+ */
+
+/** The currencies this runtime's Intl knows (ISO 4217), so every accepted code can be formatted. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+export const isCurrency = (code: string): boolean => CURRENCIES.has(code);
+
+export const currencyField = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine(isCurrency, 'Not an ISO 4217 currency code.')
+  .describe('ISO 4217 currency code, e.g. EUR, USD, JPY.');
+
+/** The most an hourly rate may be, in minor units (keeps a day's line inside a 32-bit integer). */
+export const MAX_HOURLY_MINOR = 50_000_000;
+
+/** How many minor units a currency has after the decimal point (EUR 2, JPY 0, KWD 3), as Intl knows it. */
+export function minorDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * A line's amount: minutes × hourly rate / 60, rounded once, half away from zero (half-up on the
+ * magnitude), so a correction of −m minutes cancels its original of m minutes to the unit. Exact:
+ * integers below 2^53 (1440 × 50,000,000). The SQL at allocation (lineAmountSql) rounds the same way
+ * (numeric `round`), and test/billing-money.test.ts checks that they agree.
+ */
+export function lineAmountMinor(minutes: number, hourlyMinor: number): number {
+  const product = minutes * hourlyMinor;
+  const magnitude = Math.floor((Math.abs(product) + 30) / 60);
+  return product < 0 ? -magnitude : magnitude;
+}
+
+/** Minor units as a plain decimal string with the currency's digits (`1250` EUR → `12.50`, `-5` → `-0.05`, JPY `700` → `700`). */
+export function minorToDecimal(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${abs}` : `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}
