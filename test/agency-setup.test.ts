@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
-import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
+import { startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from './helpers/smtp.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
 
@@ -14,9 +14,9 @@ import { cleanEnv, runToEnd } from './helpers/spawn.ts';
  * runs every job. The first test drives the set-up through REST, the second through the CLI as far
  * as the CLI reaches (REST for the rest).
  *
- * What no public interface does: creating the first Owner. `wt invite` runs as the workspace's
- * first owner, so an empty workspace has no one to invite from; `wt user create --role owner`
- * (a setup command, like `wt workspace create`) is the one way in, and the test takes it.
+ * The first Owner comes in through `wt workspace create --owner` (an emailed invitation): before it,
+ * an empty workspace had no one to run `wt invite` as, and `wt user create --role owner --password`
+ * (a password on the command line) was the only way in.
  */
 let app: TestApp;
 let smtp: SmtpSink;
@@ -237,6 +237,39 @@ async function workAndBill(
   return { documents, runId };
 }
 
+describe('wt workspace create --owner', () => {
+  it(
+    'emails the first Owner an invitation from no one; its link makes them the Owner; a bad address or a missing name leaves no workspace',
+    { timeout: 120_000 },
+    async () => {
+      const slug = `first-${Date.now().toString(36)}`;
+      const email = `founder@${slug}.test`;
+      const made = JSON.parse(await wt('workspace', 'create', '--slug', slug, '--name', 'First Agency', '--owner', email, '--owner-name', 'Fina Founder'));
+      expect(made).toMatchObject({ slug, ownerInvitationId: expect.any(String) });
+      const [mail] = await mailTo(email);
+      expect(mail!.subject).toBe('You are invited to First Agency');
+      const owner = await acceptInvitation(slug, email);
+      const people = await owner.call('GET', '/people');
+      expect(people.people.map((p: any) => [p.name, p.role])).toEqual([['Fina Founder', 'owner']]);
+      // the CLI's principal is now that Owner
+      const invited = JSON.parse(await wt('invite', '--workspace', slug, '--email', `second@${slug}.test`, '--name', 'Sam Second', '--role', 'admin'));
+      expect(invited.invitedBy).toBe(owner.identityId);
+
+      const refused = async (...args: string[]) => {
+        const r = await runToEnd('node', [wtBin, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+        expect(r.code, r.stderr).toBe(2);
+        return r.stderr;
+      };
+      expect(await refused('workspace', 'create', '--slug', `${slug}-x`, '--name', 'X', '--owner', 'a@b.test, c@d.test', '--owner-name', 'X')).toContain(
+        'bare email address',
+      );
+      expect(await refused('workspace', 'create', '--slug', `${slug}-y`, '--name', 'Y', '--owner', `y@${slug}.test`)).toContain('--owner-name is required');
+      const left = await app.db.sql`select slug from workspaces where slug in (${`${slug}-x`}, ${`${slug}-y`})`;
+      expect(left).toHaveLength(0);
+    },
+  );
+});
+
 describe('an agency sets itself up from an empty workspace', () => {
   it(
     'through REST: people by invitation, clients with recipients, categories, projects with members, tickets, time, a billed and delivered period',
@@ -244,12 +277,10 @@ describe('an agency sets itself up from an empty workspace', () => {
     async () => {
       const slug = `agency-${Date.now().toString(36)}`;
       const domain = `${slug}.test`;
-      await wt('workspace', 'create', '--slug', slug, '--name', 'Agentur Nord');
+      // the only command: the workspace and its first Owner's invitation
       const ownerEmail = `olga@${domain}`;
-      await wt('user', 'create', '--workspace', slug, '--email', ownerEmail, '--name', 'Olga Owner', '--role', 'owner', '--password', 'owner passphrase');
-      const ownerSession = await login(app, ownerEmail, 'owner passphrase');
-      const me = await app.call('GET', '/api/auth/session', { session: ownerSession });
-      const owner = caller(slug, ownerSession, me.body.identityId);
+      await wt('workspace', 'create', '--slug', slug, '--name', 'Agentur Nord', '--owner', ownerEmail, '--owner-name', 'Olga Owner');
+      const owner = await acceptInvitation(slug, ownerEmail);
 
       // the workspace's settings: what the invitations are sent with
       await owner.call('PATCH', '/settings', {
@@ -321,6 +352,73 @@ describe('an agency sets itself up from an empty workspace', () => {
       select distinct a.action, a.door from ops_audit a join workspaces w on w.id = a.workspace_id where w.slug = ${slug} and a.outcome = 'succeeded'`;
       expect(audit.map((r) => r.action)).toEqual(expect.arrayContaining(['invitation.create', 'clients.create', 'projects.create', 'clients.recipients.set']));
       expect(new Set(audit.map((r) => r.door))).toEqual(new Set(['rest']));
+    },
+  );
+});
+
+describe('the same set-up through the CLI', () => {
+  it(
+    'wt workspace create --owner, wt invite, wt client create, wt project create, wt member set, wt billing run; REST where the CLI has no command',
+    { timeout: 240_000 },
+    async () => {
+      const slug = `agency-cli-${Date.now().toString(36)}`;
+      const domain = `${slug}.test`;
+      const ws = ['--workspace', slug];
+      const ownerEmail = `olga@${domain}`;
+      await wt('workspace', 'create', '--slug', slug, '--name', 'Agentur Süd', '--owner', ownerEmail, '--owner-name', 'Olga Owner');
+      const owner = await acceptInvitation(slug, ownerEmail);
+
+      // people: invited from the command line; the links are accepted where a browser would (REST)
+      const adminEmail = `ada@${domain}`;
+      const memberEmail = `max@${domain}`;
+      expect(JSON.parse(await wt('invite', ...ws, '--email', adminEmail, '--name', 'Ada Admin', '--role', 'admin'))).toMatchObject({ state: 'pending' });
+      await wt('invite', ...ws, '--email', memberEmail, '--name', 'Max Member', '--role', 'member');
+      const admin = await acceptInvitation(slug, adminEmail);
+      const member = await acceptInvitation(slug, memberEmail);
+
+      // clients and projects from the command line
+      const acme = JSON.parse(await wt('client', 'create', ...ws, '--name', 'Acme GmbH', '--code', 'acme', '--locale', 'de-de', '--layout', 'project'));
+      const globex = JSON.parse(await wt('client', 'create', ...ws, '--name', 'Globex Inc', '--code', 'GLX', '--locale', 'en-US', '--layout', 'combined'));
+      expect([acme.locale, globex.locale]).toEqual(['de-DE', 'en-US']);
+      const web = JSON.parse(await wt('project', 'create', ...ws, '--key', 'web', '--name', 'Website', '--client', 'ACME', '--collaborators', 'GLX'));
+      const appProject = JSON.parse(await wt('project', 'create', ...ws, '--key', 'APP', '--name', 'Mobile app', '--client', 'GLX', '--as', adminEmail));
+      expect([web.key, web.collaboratorIds, appProject.key, appProject.billingClientId]).toEqual(['WEB', [globex.id], 'APP', globex.id]);
+
+      // no wt command creates a category: REST; then wt member set gives each staff member their default
+      const development = await admin.call('POST', '/categories', { name: 'Development' });
+      const design = await admin.call('POST', '/categories', { name: 'Design' });
+      for (const email of [memberEmail, adminEmail]) {
+        expect(JSON.parse(await wt('member', 'set', ...ws, '--email', email, '--category', 'development', '--timezone', 'Europe/Berlin'))).toMatchObject({
+          categoryId: development.id,
+          timezone: 'Europe/Berlin',
+        });
+      }
+
+      // no wt command sets project members: REST
+      await admin.call('PUT', `/projects/${web.id}/members/${member.identityId}`, { access: 'full' });
+      await admin.call('PUT', `/projects/${appProject.id}/members/${member.identityId}`, { access: 'full' });
+      await admin.call('PUT', `/projects/${appProject.id}/members/${admin.identityId}`, { access: 'limited', manager: true, categoryId: design.id });
+
+      // the client user, invited from the command line
+      const clientEmail = `carla@globex.${domain}`;
+      await wt('invite', ...ws, '--email', clientEmail, '--name', 'Carla Client', '--role', 'client', '--client', 'GLX');
+      const clientUser = await acceptInvitation(slug, clientEmail);
+
+      // no wt command sets billing recipients: REST
+      const agency: Agency = { slug, owner, admin, member, clientUser, acme, globex, web, app: appProject };
+      await setRecipients(agency, domain, clientEmail);
+
+      // periods, tickets and time are REST's (the CLI is for provisioning); the period is billed with wt billing run
+      await workAndBill(agency, domain, clientEmail, { development: development.id, design: design.id }, async () => {
+        const started = JSON.parse(await wt('billing', 'run', ...ws, '--period', lastMonth().month));
+        expect(started).toMatchObject({ dryRun: false });
+        return started.id;
+      });
+
+      const audit = await app.db.sql<{ action: string; door: string }[]>`
+      select a.action, a.door from ops_audit a join workspaces w on w.id = a.workspace_id
+      where w.slug = ${slug} and a.outcome = 'succeeded' and a.door = 'cli' order by a.at, a.id`;
+      expect(audit.map((r) => r.action)).toEqual(expect.arrayContaining(['invitation.create', 'clients.create', 'projects.create']));
     },
   );
 });

@@ -16,7 +16,7 @@ import { outboundGuardFromConfig } from '../core/net/outbound.ts';
 import { runOp, type AnyOperation, type OperationInput, type OperationResult } from '../core/operation.ts';
 import { createClient } from '../core/clients/create.ts';
 import { listClients } from '../core/clients/list.ts';
-import { createInvitation } from '../core/people/invite.ts';
+import { createInvitation, inviteFirstOwner, parseFirstOwner } from '../core/people/invite.ts';
 import { changeRole } from '../core/people/role.ts';
 import { updateMember } from '../core/people/update-member.ts';
 import { createProject } from '../core/projects/create.ts';
@@ -131,12 +131,16 @@ export const COMMANDS: Record<string, Command> = {
       print(values.json ? JSON.stringify(demo) : pretty(demo));
     },
   },
-  // setup: a workspace has no one to authorize before it exists
+  // setup: a workspace has no one to authorize before it exists; --owner invites its first Owner by
+  // email (the worker sends the link), so the Owner's password never goes on a command line
   'workspace create': {
     kind: 'setup',
     run: async ({ db, values, print }) => {
+      const email = opt(values, 'owner');
+      const owner = email ? parseFirstOwner({ email, name: need(values, 'owner-name') }) : null;
       const id = await createWorkspace(db.sql, { slug: need(values, 'slug'), name: need(values, 'name') });
-      print(JSON.stringify({ id, slug: values.slug }));
+      const invitationId = owner ? await inviteFirstOwner(db.sql, id, owner) : undefined;
+      print(JSON.stringify({ id, slug: values.slug, ...(invitationId ? { ownerInvitationId: invitationId } : {}) }));
     },
   },
   // setup: its people (the first owner included); re-adding a member with another role is a role

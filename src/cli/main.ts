@@ -13,7 +13,9 @@ const usage = `wt — work tracker command line
   wt mcp [--toolsets a,b] [--readonly]         MCP server on stdio (token from WT_TOKEN; or WT_MCP_TOOLSETS, WT_MCP_READONLY)
   wt demo [--json]                             ensure the demo workspace; print people and fresh tokens
   wt embedded-env                              print the embedded default's DATABASE_URL and WT_SECRET_KEY (to move to your own database)
-  wt workspace create --slug S --name N        create a workspace with the default workflow
+  wt workspace create --slug S --name N [--owner EMAIL --owner-name NAME]
+                                               create a workspace with the default workflow; --owner emails
+                                               its first Owner an invitation (the worker sends the link)
   wt user create --workspace S --email E --name N --role R [--password P] [--client CODE] [--as EMAIL]
                                                add a person; for a member already there, a new role is a role change (as EMAIL)
   wt user role --workspace S --email E --role R [--client CODE] [--as EMAIL]
@@ -95,6 +97,8 @@ async function run(argv: string[]): Promise<void> {
       key: { type: 'string' },
       collaborators: { type: 'string' },
       archived: { type: 'boolean' },
+      owner: { type: 'string' },
+      'owner-name': { type: 'string' },
     },
   });
   const command = positionals.join(' ');

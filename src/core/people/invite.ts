@@ -83,3 +83,28 @@ export const createInvitation = defineOp({
     return (await lockInvitation(sql, p.workspaceId, row!.id, now))!;
   },
 });
+
+/**
+ * The first Owner of a new workspace (`wt workspace create --owner`): an invitation from no one
+ * (the machine's operator), the same row and email as createInvitation, so the Owner chooses a
+ * password through the link rather than on a command line (shell history, the process list).
+ * Checked before the workspace is made (`parseFirstOwner`), so a refused address leaves nothing.
+ */
+export const parseFirstOwner = (input: { email: string; name: string }) => {
+  const parsed = createInvitationInput.pick({ email: true, name: true }).parse(input);
+  const email = singleAddress(parsed.email);
+  if (!email) throw invalid('bad_address', { field: 'email' }, 'The owner must be exactly one bare email address.');
+  return { email, name: parsed.name };
+};
+
+export async function inviteFirstOwner(sql: Db, workspaceId: string, owner: { email: string; name: string }, now = new Date()): Promise<string> {
+  return sql.begin(async (t) => {
+    const tsql = t as unknown as Db;
+    const [row] = await tsql<{ id: string }[]>`
+      insert into invitations (workspace_id, email, name, role, client_id, invited_by, created_at, sent_at, expires_at)
+      values (${workspaceId}, ${owner.email}, ${owner.name}, 'owner', null, null, ${now}, ${now}, ${expiryFrom(now)})
+      returning id`;
+    await enqueue(tsql, invitationMailJob, { workspaceId, invitationId: row!.id });
+    return row!.id;
+  });
+}
