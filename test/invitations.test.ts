@@ -220,6 +220,25 @@ describe('an invitation', () => {
     expect([closed.status, closed.body.error.details]).toEqual([409, { reason: 'invitation_closed', state: 'accepted' }]);
   });
 
+  it("brings a deactivated member back when accepted; an agent account's address cannot accept", async () => {
+    const sql = app.db.sql;
+    const back = await makeUser(sql, ws, { role: 'member' });
+    await sql`update memberships set deactivated_at = now() where workspace_id = ${ws.id} and identity_id = ${back.id}`;
+    expect((await invite({ email: back.email, name: 'Back Again', role: 'admin' })).status).toBe(201);
+    const secret = linkIn((await mailTo(back.email))[0]!);
+    const joined = await app.call('POST', `/api/auth/invitations/${secret}/accept`, { body: { password: back.password } });
+    expect(joined.body.workspaces).toEqual([{ slug: ws.slug, name: expect.any(String), role: 'admin' }]);
+    const [m] = await sql`select role, deactivated_at from memberships where workspace_id = ${ws.id} and identity_id = ${back.id}`;
+    expect(m).toEqual({ role: 'admin', deactivated_at: null });
+
+    const agentEmail = `bot-${uniq()}@example.test`;
+    await sql`insert into identities (kind, email, name) values ('agent', ${agentEmail}, 'Bot')`;
+    expect((await invite({ email: agentEmail, name: 'Bot', role: 'member' })).status).toBe(201);
+    const botLink = linkIn((await mailTo(agentEmail))[0]!);
+    const taken = await app.call('POST', `/api/auth/invitations/${botLink}/accept`, { body: { password: 'a long passphrase' } });
+    expect([taken.status, taken.body.error.details]).toEqual([409, { reason: 'address_taken' }]);
+  });
+
   it('is audited with its door', async () => {
     const rows = await app.db.sql`select action, door, outcome from ops_audit where workspace_id = ${ws.id} and action like 'invitation.%'`;
     expect(rows).toContainEqual({ action: 'invitation.create', door: 'rest', outcome: 'succeeded' });
