@@ -20,7 +20,11 @@ const SECTIONS = [
   ['outbox', 'Outbox'],
   ['audit', 'Audit'],
   ['operators', 'Operators'],
+  ['setup', 'Setup'],
 ] as const;
+
+/** Setup (issue 22) is for Owners and Admins only: its every page reads what only they may. */
+const shown = (p: Principal, section: string) => section !== 'setup' || p.role === 'owner' || p.role === 'admin';
 
 /** The page shell: skip link, navigation, who is signed in, notices, and the page's content. */
 export function layout(o: PageOptions, body: Html): string {
@@ -28,7 +32,7 @@ export function layout(o: PageOptions, body: Html): string {
   const nav = p
     ? html`<nav aria-label="Console">
         <ul>
-          ${SECTIONS.map(([k, label]) => html`<li><a href="/ops/${k}" ${o.section === k ? html`aria-current="page"` : ''}>${label}</a></li>`)}
+          ${SECTIONS.filter(([k]) => shown(p, k)).map(([k, label]) => html`<li><a href="/ops/${k}" ${o.section === k ? html`aria-current="page"` : ''}>${label}</a></li>`)}
         </ul>
       </nav>`
     : '';

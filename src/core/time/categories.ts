@@ -40,6 +40,8 @@ export const createCategory = defineOp({
   action: 'categories.create',
   input: createCategoryInput,
   output: categorySchema,
+  // audited as its rename and delete are (categories-admin.ts): every administrative write is, whatever the door
+  audit: { action: 'categories.create', target: (s) => (typeof s.name === 'string' ? s.name : null) },
   run: async (ctx, body): Promise<Category> => {
     const [row] = await ctx.sql<Category[]>`
       insert into consultant_categories (workspace_id, name) values (${ctx.principal.workspaceId}, ${body.name})

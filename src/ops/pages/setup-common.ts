@@ -1,0 +1,77 @@
+import type { OpsRequest } from '../route.ts';
+import { html, type Html } from '../html.ts';
+import { layout } from '../layout.ts';
+
+/**
+ * What the Setup pages (issue 22) share: the page shell with the Setup sub-navigation, a table whose
+ * rows stack below a width (ops.css `table.stacked`: every cell names its column, so nothing scrolls
+ * sideways on a phone), and the small form pieces. Every read and write is an operation of the core.
+ */
+
+const PARTS = [
+  ['people', 'People'],
+  ['clients', 'Clients'],
+  ['projects', 'Projects'],
+  ['categories', 'Categories'],
+  ['workflow', 'Workflow'],
+] as const;
+
+/** A Setup page: the console's shell, section `setup`, with the parts of Setup as a second navigation. */
+export function setupPage(r: OpsRequest, part: string, title: string, body: Html) {
+  const sub = html`<nav aria-label="Setup" class="subnav">
+    <ul>
+      ${PARTS.map(([k, label]) => html`<li><a href="/ops/setup/${k}" ${part === k ? html`aria-current="page"` : ''}>${label}</a></li>`)}
+    </ul>
+  </nav>`;
+  return {
+    page: layout({ title, principal: r.principal, csrf: r.csrf, section: 'setup', notice: r.query.msg, error: r.query.err }, html`${sub}${body}`),
+  };
+}
+
+/** A table whose rows become stacked blocks on a narrow screen; each cell carries its column's name. */
+export function stackedTable(caption: string, head: string[], rows: Html[][], empty: string): Html {
+  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  return html`<table class="stacked">
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        ${head.map((h) => html`<th scope="col">${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((c, i) => html`<td data-label="${head[i] ?? ''}">${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The hidden fields every Setup form carries: the CSRF token and the page to come back to with an error. */
+export const formHead = (r: OpsRequest, back: string) =>
+  html`<input type="hidden" name="_csrf" value="${r.csrf}" /><input type="hidden" name="_back" value="${back}" />`;
+
+/** A one-button form posting `fields` (a row's action: resend, revoke, remove). */
+export function rowButton(r: OpsRequest, action: string, back: string, label: string, fields: Record<string, string>, cls = ''): Html {
+  return html`<form method="post" action="${action}" class="inline">
+    ${formHead(r, back)} ${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
+    <button type="submit" class="${cls}">${label}</button>
+  </form>`;
+}
+
+/** A `<select>`'s options, `selected` marked. */
+export const options = (choices: readonly (readonly [string, string])[], selected: string | null | undefined): Html[] =>
+  choices.map(([v, label]) => html`<option value="${v}" ${v === (selected ?? '') ? html`selected` : ''}>${label}</option>`);
+
+/** A form's text field: '' is "not given". */
+export const given = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v);
+
+/** A form's optional id field: '' is null. */
+export const idOrNull = (v: string | undefined): string | null => (v && v.trim() ? v.trim() : null);
+
+/** A checkbox: present when ticked. */
+export const ticked = (v: string | undefined): boolean => v === 'on' || v === 'true';

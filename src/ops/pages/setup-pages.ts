@@ -1,0 +1,9 @@
+import type { OpsRoute } from '../route.ts';
+import { setupCategoryPages } from './setup-categories.ts';
+import { setupClientPages } from './setup-clients.ts';
+import { setupPeoplePages } from './setup-people.ts';
+import { setupProjectPages } from './setup-projects.ts';
+import { setupWorkflowPages } from './setup-workflow.ts';
+
+/** The Setup section (issue 22): Owners and Admins set the workspace up, every form one operation of the core. */
+export const setupPages: OpsRoute[] = [...setupPeoplePages, ...setupClientPages, ...setupProjectPages, ...setupCategoryPages, ...setupWorkflowPages];
