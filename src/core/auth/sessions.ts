@@ -49,7 +49,6 @@ export interface LoginCtx {
 /** POST /api/auth/login: a password login opens a session; the login also counts as a re-authentication. */
 export async function login(ctx: LoginCtx, raw: unknown): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
   const { sql, guard } = ctx;
-  const now = ctx.now();
   const input = parseInput(loginInput, raw);
   await guard?.guard.attempt(input.email, guard.address);
   const [who] = await sql<{ id: string; password_hash: string | null }[]>`
