@@ -152,6 +152,38 @@ it('creates a client and gives it a billing recipient', async () => {
   await checkBothSizes(page, 'ops-setup-client');
 }, 60_000);
 
+it('invites a client user of the client, resends and revokes the invitation; changes the member’s role and back', async () => {
+  await page.goto(`${app.base}/ops/setup/people`);
+  const email = 'carl.client@acme.test';
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Name', { exact: true }).fill('Carl Client');
+  await page.locator('#invite-role').selectOption('client_elevated');
+  // a client role without the client is the operation's 400, shown in the page
+  await submit(page, page.getByRole('button', { name: 'Send invitation' }));
+  expect(await page.getByRole('alert').textContent()).toContain('A client role needs the client');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Name', { exact: true }).fill('Carl Client');
+  await page.locator('#invite-role').selectOption('client_elevated');
+  await page.locator('#invite-client').selectOption(clientId);
+  await submit(page, page.getByRole('button', { name: 'Send invitation' }));
+  expect(await notice()).toContain(`an email is on its way to ${email}`);
+  await submit(page, page.getByRole('button', { name: `Resend to ${email}` }));
+  expect(await notice()).toContain(`The invitation to ${email} is sent again.`);
+  await submit(page, page.getByRole('button', { name: `Revoke ${email}` }));
+  expect(await notice()).toContain(`The invitation to ${email} is revoked.`);
+  expect((await get('/invitations')).invitations).toContainEqual(expect.objectContaining({ email, role: 'client_elevated', clientId, state: 'revoked' }));
+
+  const roleOf = page.getByRole('combobox', { name: 'Role of Mia <b>Member</b>' });
+  await roleOf.selectOption('admin');
+  await submit(page, page.getByRole('button', { name: 'Change role of Mia <b>Member</b>' }));
+  expect(await notice()).toContain('Role changed: member → admin.');
+  expect((await get(`/people?q=mia.member`)).people).toMatchObject([{ id: memberId, role: 'admin' }]);
+  await page.getByRole('combobox', { name: 'Role of Mia <b>Member</b>' }).selectOption('member');
+  await submit(page, page.getByRole('button', { name: 'Change role of Mia <b>Member</b>' }));
+  expect((await get(`/people?q=mia.member`)).people).toMatchObject([{ id: memberId, role: 'member' }]);
+  await checkBothSizes(page, 'ops-setup-people');
+}, 60_000);
+
 it('creates a consultant category', async () => {
   await page.goto(`${app.base}/ops/setup/categories`);
   await page.getByLabel('Name', { exact: true }).fill('Senior developer');
@@ -195,6 +227,15 @@ it('adds a workflow label', async () => {
   expect(await notice()).toContain('Label Needs review is added.');
   expect((await get('/workflow')).labels).toContainEqual(expect.objectContaining({ name: 'Needs review', color: '#aa3300' }));
   await checkBothSizes(page, 'ops-setup-workflow');
+  // a new state, then deleted: no ticket uses it, so no target is needed
+  await page.getByLabel(/^Key/).first().fill('waiting_on_client');
+  await page.getByLabel('Name', { exact: true }).first().fill('Waiting on client');
+  await submit(page, page.getByRole('button', { name: 'Add state' }));
+  expect(await notice()).toContain('State Waiting on client is added.');
+  expect((await get('/workflow')).states).toContainEqual(expect.objectContaining({ key: 'waiting_on_client', category: 'open', isDefault: false }));
+  await submit(page, page.getByRole('button', { name: 'Delete Waiting on client' }));
+  expect(await notice()).toContain('The state is deleted.');
+  expect((await get('/workflow')).states.map((s: { key: string }) => s.key)).not.toContain('waiting_on_client');
 }, 60_000);
 
 it('names every write on the audit page with the console’s door', async () => {
@@ -204,6 +245,11 @@ it('names every write on the audit page with the console’s door', async () => 
     'invitation.create',
     'member.deactivate',
     'member.reactivate',
+    'member.role',
+    'invitation.resend',
+    'invitation.revoke',
+    'workflow.states.create',
+    'workflow.states.delete',
     'clients.create',
     'clients.recipients.set',
     'categories.create',

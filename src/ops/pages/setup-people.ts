@@ -46,7 +46,7 @@ async function peoplePage(r: OpsRequest) {
             <select name="clientId" aria-label="Client of ${p.name}">
               ${options(clientChoices, p.client?.id)}
             </select>
-            <button type="submit">Change role</button>
+            <button type="submit">Change role of ${p.name}</button>
           </form>`;
     const access = self
       ? html`<span class="muted">you</span>`
