@@ -36,9 +36,7 @@ beforeAll(async () => {
   dev = await makeCategory(sql, ws, 'Developer');
   design = await makeCategory(sql, ws, 'Designer');
   otherCategory = await makeCategory(sql, other, 'Developer');
-  [{ id: clientId }] = (await sql<{ id: string }[]>`insert into clients (workspace_id, name, code) values (${ws.id}, 'Acme', 'ACME') returning id`) as [
-    { id: string },
-  ];
+  clientId = (await sql<{ id: string }[]>`insert into clients (workspace_id, name, code) values (${ws.id}, 'Acme', 'ACME') returning id`)[0]!.id;
   projectId = (await makeProject(sql, ws, { key: 'WEB', billingClientId: clientId })).id;
 });
 afterAll(() => app.close());

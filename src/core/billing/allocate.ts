@@ -4,14 +4,17 @@ import { renderJob } from '../jobs/catalog.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import type { DocumentFormat } from '../documents/timesheet-model.ts';
 import { lockBilling } from './lock.ts';
-import { qualifyingEntriesSql } from './qualifying.ts';
+import { pricedEntriesSql } from '../rates/resolve.ts';
 
 /**
  * The `billing:allocate` job: decides a run's entry set and its timesheets, in ONE transaction
  * under the workspace's billing lock, so a crash anywhere leaves nothing and a retry does it all
  * again identically; a run no longer `allocating` was done already (the job is idempotent).
  * 1. The qualifying entries (src/core/billing/qualifying.ts) become the run's lines, with the
- *    policy each is billed under; the entries are marked billed. The unique index on live lines
+ *    policy each is billed under and their money (src/core/rates/resolve.ts: the rate in effect on
+ *    the entry's date, stored on the line so a later rate change never alters the document); the
+ *    entries are marked billed. A paid entry without a rate fails the run unless the operator
+ *    confirmed billing such entries at zero (the rates changed since the run was started). The unique index on live lines
  *    is the database's guard that no entry is ever in two live runs.
  * 2. One timesheet per client (combined layout) or per client and project (project layout), each
  *    numbered `<CLIENTCODE>-<YYYY>-<NNNN>` from the client's counter for the period's year: a
@@ -21,8 +24,8 @@ import { qualifyingEntriesSql } from './qualifying.ts';
 export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Promise<JobRefs> {
   await jobTx(ctx, async (ctx) => {
     const { sql } = ctx;
-    const [run] = await sql<{ workspaceId: string; status: string; periodId: string; periodStart: string; periodEnd: string }[]>`
-      select r.workspace_id as "workspaceId", r.status, r.period_id as "periodId",
+    const [run] = await sql<{ workspaceId: string; status: string; periodId: string; periodStart: string; periodEnd: string; billUnratedAtZero: boolean }[]>`
+      select r.workspace_id as "workspaceId", r.status, r.period_id as "periodId", r.bill_unrated_at_zero as "billUnratedAtZero",
              p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
       from billing_runs r join periods p on p.id = r.period_id where r.id = ${runId}`;
     if (!run || run.status !== 'allocating') return;
@@ -30,10 +33,20 @@ export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Pr
     await sql`select 1 from billing_runs where id = ${runId} for update`;
     step(ctx, 'allocate:locked');
 
+    const priced = pricedEntriesSql(sql, run.workspaceId, { id: run.periodId, periodStart: run.periodStart, periodEnd: run.periodEnd });
+    if (!run.billUnratedAtZero) {
+      const [unrated] = await sql<{ n: number }[]>`select count(*)::int as n from (${priced}) q where q.unrated and q.policy = 'paid'`;
+      if (unrated!.n > 0) {
+        await sql`update billing_runs set status = 'failed', error = ${`missing_rate: ${unrated!.n} paid entries have no rate (the rates changed since the run was started); start it again, with billUnratedAtZero to bill them at zero`} where id = ${runId}`;
+        return;
+      }
+    }
     const lines = await sql`
-      insert into billing_run_entries (run_id, entry_id, workspace_id, client_id, project_id, ticket_id, minutes, policy, bank_id)
-      select ${runId}, q.entry_id, ${run.workspaceId}, q.client_id, q.project_id, q.ticket_id, q.minutes, q.policy, q.bank_id
-      from (${qualifyingEntriesSql(sql, run.workspaceId, { id: run.periodId, periodStart: run.periodStart, periodEnd: run.periodEnd })}) q`;
+      insert into billing_run_entries (run_id, entry_id, workspace_id, client_id, project_id, ticket_id, minutes, policy, bank_id,
+                                       currency, rate_minor, list_amount_minor, amount_minor)
+      select ${runId}, q.entry_id, ${run.workspaceId}, q.client_id, q.project_id, q.ticket_id, q.minutes, q.policy, q.bank_id,
+             q.currency, q.rate_minor, q.list_amount_minor, q.amount_minor
+      from (${priced}) q`;
     if (lines.count === 0) {
       await sql`update billing_runs set status = 'failed', error = 'nothing_to_bill: no entry qualified when the run was allocated' where id = ${runId}`;
       return;

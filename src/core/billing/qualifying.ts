@@ -12,7 +12,7 @@ export interface RunPeriod {
 
 /**
  * The entries a run over `period` bills, as a query of rows (entry_id, client_id, project_id,
- * ticket_id, minutes, policy, bank_id) — the one definition behind the dry run, the 409
+ * ticket_id, minutes, category_id, spent_on, policy, bank_id) — the one definition behind the dry run, the 409
  * `nothing_to_bill` check and the allocation, so the preview is exactly what a run takes:
  * - billable, unbilled entries with a billing client (internal work is never billed);
  * - of tickets billed by `period`: the entries of this period;
@@ -26,7 +26,7 @@ export interface RunPeriod {
  */
 export function qualifyingEntriesSql(sql: Db, workspaceId: string, period: RunPeriod): Fragment {
   return sql`
-    select e.id as entry_id, e.billing_client_id as client_id, e.project_id, e.ticket_id, e.minutes,
+    select e.id as entry_id, e.billing_client_id as client_id, e.project_id, e.ticket_id, e.minutes, e.category_id, e.spent_on,
            case when x.policy like 'bank:%' then (case when b.id is not null then 'bank' else 'paid' end)
                 when x.policy = 'free' then 'free' else 'paid' end as policy,
            b.id as bank_id

@@ -32,6 +32,29 @@ export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinute
   periodStart: string;
   periodEnd: string;
   clients: PreviewClient[];
+  /** What the run would charge per client, in the client's currency (empty in a workspace without rates). */
+  money: PreviewMoney[];
+  /** Entries without a rate (paid ones block the run unless billed at zero: billUnratedAtZero). */
+  warnings: PreviewWarning[];
+}
+
+export interface PreviewMoney {
+  clientId: string;
+  currency: string;
+  /** Charged: the sum of the paid lines' rounded amounts, in minor units. */
+  amountMinor: number;
+  /** What every line would cost at its rate (free and bank time included). */
+  listAmountMinor: number;
+}
+
+export interface PreviewWarning {
+  reason: 'missing_rate';
+  entryId: string;
+  clientId: string;
+  projectId: string;
+  categoryId: string | null;
+  spentOn: string;
+  policy: 'paid' | 'free' | 'bank';
 }
 
 /** One line of a run's exact entry set. */
@@ -100,6 +123,22 @@ export const runPreviewSchema = describing<RunPreview>()(
           documents: z.array(z.object({ scope: z.enum(['combined', 'project']), projectId: uuidOut.nullable() })),
         }),
       ),
+      money: z
+        .array(z.object({ clientId: uuidOut, currency: z.string(), amountMinor: z.number().int(), listAmountMinor: z.number().int() }))
+        .describe("What the run would charge per client, in minor units of the client's currency (empty without rates)."),
+      warnings: z
+        .array(
+          z.object({
+            reason: z.literal('missing_rate'),
+            entryId: uuidOut,
+            clientId: uuidOut,
+            projectId: uuidOut,
+            categoryId: uuidOut.nullable(),
+            spentOn: dateOut,
+            policy: z.enum(['paid', 'free', 'bank']),
+          }),
+        )
+        .describe('Entries without a rate; paid ones refuse the run (409 missing_rate) unless billUnratedAtZero.'),
     })
     .meta({ id: 'RunPreview' }),
 );

@@ -7,7 +7,8 @@ import { defineOp } from '../operation.ts';
 import { lockBilling } from './lock.ts';
 import { lineTotalsSql, presentRun, type BillingRun } from './present.ts';
 import { qualifyingEntriesSql, type RunPeriod } from './qualifying.ts';
-import { billingRunSchema, runPreviewSchema, type PreviewClient, type RunPreview } from './run-schema.ts';
+import { pricedEntriesSql } from '../rates/resolve.ts';
+import { billingRunSchema, runPreviewSchema, type PreviewClient, type PreviewMoney, type PreviewWarning, type RunPreview } from './run-schema.ts';
 import { isoSql } from '../tickets/summary.ts';
 
 export type { PreviewClient, PreviewProject, RunPreview } from './run-schema.ts';
@@ -15,6 +16,10 @@ export type { PreviewClient, PreviewProject, RunPreview } from './run-schema.ts'
 export const startRunInput = z.object({
   periodId: z.uuid().describe('The closed period to bill (uuid).'),
   dryRun: z.boolean().optional().describe('Preview the allocation and write nothing.'),
+  billUnratedAtZero: z
+    .boolean()
+    .optional()
+    .describe('Bill paid entries that have no rate at zero (else such entries refuse the run: 409 missing_rate; the dry run lists them as warnings).'),
 });
 
 /**
@@ -22,7 +27,8 @@ export const startRunInput = z.object({
  * run would bill (200, nothing written). Otherwise, under the workspace's billing lock: the
  * period must be closed (409 `period_open`), no other run may still be allocating (409
  * `run_in_progress`: its entry set is not decided yet, so a second run could only race it for the
- * same entries), and some entry must qualify (409 `nothing_to_bill`); then the run is created
+ * same entries), some entry must qualify (409 `nothing_to_bill`), and in a workspace with rates
+ * every paid entry must have one unless `billUnratedAtZero` (409 `missing_rate`, naming them); then the run is created
  * `allocating` and its `billing:allocate` job queued in the same transaction.
  */
 export const startRun = defineOp({
@@ -40,9 +46,10 @@ export const startRun = defineOp({
     if (busy) throw conflict('run_in_progress', undefined, 'Another billing run is still allocating; start this one when it has.');
     const [some] = await sql`select 1 from (${qualifyingEntriesSql(sql, p.workspaceId, period)}) q limit 1`;
     if (!some) throw await nothingToBill(sql, p.workspaceId, period);
+    if (!body.billUnratedAtZero) await assertRated(sql, p.workspaceId, period);
     const [run] = await sql<{ id: string }[]>`
-      insert into billing_runs (workspace_id, period_id, status, created_by, created_at)
-      values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}) returning id`;
+      insert into billing_runs (workspace_id, period_id, status, created_by, created_at, bill_unrated_at_zero)
+      values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}, ${body.billUnratedAtZero ?? false}) returning id`;
     await enqueue(sql, allocateJob, { workspaceId: p.workspaceId, runId: run!.id });
     return presentRun(sql, p.workspaceId, run!.id);
   },
@@ -68,6 +75,18 @@ async function nothingToBill(sql: Db, workspaceId: string, period: RunPeriod): P
   );
 }
 
+/** 409 `missing_rate` when a paid entry would be billed without a rate: the operator confirms zero (billUnratedAtZero) or sets the rate. */
+async function assertRated(sql: Db, workspaceId: string, period: RunPeriod): Promise<void> {
+  const unrated = await sql<{ id: string }[]>`
+    select q.entry_id as id from (${pricedEntriesSql(sql, workspaceId, period)}) q where q.unrated and q.policy = 'paid' order by q.entry_id limit 101`;
+  if (unrated.length === 0) return;
+  throw conflict(
+    'missing_rate',
+    { entryIds: unrated.slice(0, 100).map((r) => r.id), more: unrated.length > 100 },
+    'Some paid entries have no rate for their category, client and date: set the rates, or confirm billing them at zero (billUnratedAtZero).',
+  );
+}
+
 /** The period, which must exist in the workspace (404) and be closed (409 `period_open`). */
 async function closedPeriod(sql: Db, workspaceId: string, periodId: string): Promise<RunPeriod> {
   const [row] = await sql<(RunPeriod & { closed: boolean })[]>`
@@ -80,8 +99,8 @@ async function closedPeriod(sql: Db, workspaceId: string, periodId: string): Pro
 
 /** The dry run: the qualifying entries grouped by client and project, in one statement. */
 async function previewRun(sql: Db, workspaceId: string, period: RunPeriod): Promise<RunPreview> {
-  const [row] = await sql<{ clients: PreviewClient[] | null }[]>`
-    with l as (${qualifyingEntriesSql(sql, workspaceId, period)}),
+  const [row] = await sql<{ clients: PreviewClient[] | null; money: PreviewMoney[]; warnings: PreviewWarning[] }[]>`
+    with l as (${pricedEntriesSql(sql, workspaceId, period)}),
     per_project as (
       select l.client_id, l.project_id, ${lineTotalsSql(sql)}, array_agg(l.entry_id::text order by l.entry_id) as "entryIds"
       from l group by l.client_id, l.project_id
@@ -101,7 +120,14 @@ async function previewRun(sql: Db, workspaceId: string, period: RunPeriod): Prom
                      then (select json_agg(json_build_object('scope', 'project', 'projectId', pp.project_id) order by pr.key)
                            from per_project pp join projects pr on pr.id = pp.project_id where pp.client_id = c.id)
                      else json_build_array(json_build_object('scope', 'combined', 'projectId', null)) end
-    ) order by c.name, c.id) as clients
+    ) order by c.name, c.id) as clients,
+    (select coalesce(json_agg(json_build_object('clientId', x.client_id, 'currency', x.currency, 'amountMinor', x.amount,
+                       'listAmountMinor', x.list_amount) order by x.client_id), '[]'::json)
+     from (select l.client_id, l.currency, sum(l.amount_minor)::bigint as amount, sum(l.list_amount_minor)::bigint as list_amount
+           from l where l.currency is not null group by l.client_id, l.currency) x) as money,
+    (select coalesce(json_agg(json_build_object('reason', 'missing_rate', 'entryId', l.entry_id, 'clientId', l.client_id, 'projectId', l.project_id,
+                       'categoryId', l.category_id, 'spentOn', l.spent_on, 'policy', l.policy) order by l.entry_id), '[]'::json)
+     from l where l.unrated) as warnings
     from per_client pc join clients c on c.id = pc.client_id`;
   const clients = row?.clients ?? [];
   const sum = (k: 'entryCount' | 'minutes' | 'billableMinutes') => clients.reduce((n, c) => n + c[k], 0);
@@ -114,5 +140,7 @@ async function previewRun(sql: Db, workspaceId: string, period: RunPeriod): Prom
     minutes: sum('minutes'),
     billableMinutes: sum('billableMinutes'),
     clients,
+    money: row?.money ?? [],
+    warnings: row?.warnings ?? [],
   };
 }

@@ -35,7 +35,7 @@ export function minorDigits(currency: string): number {
 export function lineAmountMinor(minutes: number, hourlyMinor: number): number {
   const product = minutes * hourlyMinor;
   const magnitude = Math.floor((Math.abs(product) + 30) / 60);
-  return product < 0 ? -magnitude : magnitude;
+  return product < 0 ? 0 - magnitude : magnitude; // 0 - 0 is +0: never a "-0" amount
 }
 
 /** Minor units as a plain decimal string with the currency's digits (`1250` EUR → `12.50`, `-5` → `-0.05`, JPY `700` → `700`). */

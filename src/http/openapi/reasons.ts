@@ -91,7 +91,7 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
     404: ['unknown_document', 'file_unavailable'],
     409: ['document_voided', 'document_redacted'],
   },
-  'POST /billing/runs': { 404: ['unknown_period'], 409: ['period_open', 'run_in_progress', 'nothing_to_bill'] },
+  'POST /billing/runs': { 404: ['unknown_period'], 409: ['period_open', 'run_in_progress', 'nothing_to_bill', 'missing_rate'] },
   'GET /billing/runs': { 400: ['bad_cursor'] },
   'GET /billing/runs/{id}': { 404: ['unknown_run'] },
   'GET /billing/runs/{id}/entries': { 400: ['bad_cursor'], 404: ['unknown_run'] },

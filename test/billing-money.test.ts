@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allocateRun } from '../src/core/billing/allocate.ts';
+import { lineAmountMinor } from '../src/core/rates/money.ts';
+import { login, startTestApp, type TestApp } from './helpers/app.ts';
+import { makeCategory } from './helpers/factories.ts';
+import { jobCtx, makeBillingWorld, type BillingWorld } from './billing-world.ts';
+
+/**
+ * Money on billing runs (issue 23): the rate in effect on each entry's date (project > client >
+ * workspace default, in the client's currency) is resolved at allocation and stored on the run's
+ * line; unrated paid time is a dry-run warning and refuses the run unless billed at zero.
+ */
+
+let app: TestApp;
+let w: BillingWorld;
+let dev: { id: string };
+const path = (p: string) => `/api/w/${w.ws.slug}${p}`;
+const call = (method: string, p: string, body?: unknown, session = w.session) => app.call(method, path(p), { session, body });
+const reasonOf = (res: { body: any }) => res.body?.error?.details?.reason;
+
+const RATES = () => [
+  // Acme bills in EUR: the default rate changes in the middle of October
+  { categoryId: dev.id, currency: 'EUR', hourlyRateMinor: 10000, effectiveFrom: '2026-01-01' },
+  { categoryId: dev.id, currency: 'EUR', hourlyRateMinor: 12000, effectiveFrom: '2026-10-15' },
+  // Initech bills in USD: a default, and its own rate from the 15th
+  { categoryId: dev.id, currency: 'USD', hourlyRateMinor: 9000, effectiveFrom: '2026-01-01' },
+  { categoryId: dev.id, clientId: w.initech.id, currency: 'USD', hourlyRateMinor: 9999, effectiveFrom: '2026-10-15' },
+  // a rate of the future applies to nothing yet
+  { categoryId: dev.id, currency: 'EUR', hourlyRateMinor: 1, effectiveFrom: '2027-01-01' },
+];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  w = await makeBillingWorld(app);
+  const sql = app.db.sql;
+  dev = await makeCategory(sql, w.ws, 'Developer');
+  // every billable entry is a developer's, except the API ticket's (no category: no rate)
+  await sql`update time_entries set category_id = ${dev.id} where workspace_id = ${w.ws.id} and ticket_id <> ${w.tickets.api.id}`;
+  expect((await call('PATCH', `/clients/${w.initech.id}`, { currency: 'USD' })).status).toBe(200);
+});
+afterAll(() => app.close());
+
+describe('a workspace without rates', () => {
+  it('previews no money and no warnings (hours only, as before issue 23)', async () => {
+    const preview = await call('POST', '/billing/runs', { periodId: w.october.id, dryRun: true });
+    expect(preview.status).toBe(200);
+    expect([preview.body.money, preview.body.warnings]).toEqual([[], []]);
+  });
+});
+
+describe('runs with rates', () => {
+  it('warns in the dry run about unrated entries and their money per client and currency', async () => {
+    expect((await call('PUT', '/rates', { rates: RATES() })).status).toBe(200);
+    const res = await call('POST', '/billing/runs', { periodId: w.october.id, dryRun: true });
+    expect(res.status).toBe(200);
+    const apiEntry = w.billable[6]!;
+    expect(res.body.warnings).toEqual([
+      {
+        reason: 'missing_rate',
+        entryId: apiEntry,
+        clientId: w.initech.id,
+        projectId: expect.any(String),
+        categoryId: null,
+        spentOn: '2026-10-31',
+        policy: 'paid',
+      },
+    ]);
+    const byClient = Object.fromEntries(res.body.money.map((m: any) => [m.clientId, m]));
+    // Acme: 90 + 30 paid minutes at 100.00 = 200.00; free 45 and bank 120 minutes cost 75.00 and 200.00 but are not charged
+    expect(byClient[w.acme.id]).toEqual({ clientId: w.acme.id, currency: 'EUR', amountMinor: 20000, listAmountMinor: 47500 });
+    // Initech: 60 minutes at 90.00 (7 Oct) + 90 minutes at 99.99 (31 Oct, 149.985 rounds to 149.99) + the unrated line at 0
+    expect(byClient[w.initech.id]).toEqual({ clientId: w.initech.id, currency: 'USD', amountMinor: 9000 + 14999, listAmountMinor: 9000 + 14999 });
+  });
+
+  it('refuses the run while a paid entry has no rate (409 missing_rate naming it), writing nothing', async () => {
+    const res = await call('POST', '/billing/runs', { periodId: w.october.id });
+    expect([res.status, reasonOf(res), res.body.error.details.entryIds]).toEqual([409, 'missing_rate', [w.billable[6]]]);
+    expect((await app.db.sql`select 1 from billing_runs where workspace_id = ${w.ws.id}`).length).toBe(0);
+    const bad = await call('POST', '/billing/runs', { periodId: w.october.id, billUnratedAtZero: 'yes' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('bills with billUnratedAtZero; each line keeps the rate of its date, and a later rate change alters nothing', async () => {
+    const res = await call('POST', '/billing/runs', { periodId: w.october.id, billUnratedAtZero: true });
+    expect(res.status).toBe(201);
+    await allocateRun(jobCtx(app.db.sql), { runId: res.body.id });
+    const lines = async () =>
+      app.db.sql<{ entryId: string; currency: string; rate: number | null; list: number; amount: number }[]>`
+        select entry_id as "entryId", currency, rate_minor as rate, list_amount_minor as list, amount_minor as amount
+        from billing_run_entries where run_id = ${res.body.id}`;
+    const byEntry = Object.fromEntries((await lines()).map((l) => [l.entryId, l]));
+    const b = w.billable;
+    expect(byEntry[b[0]!]).toEqual({ entryId: b[0], currency: 'EUR', rate: 10000, list: 15000, amount: 15000 });
+    expect(byEntry[b[1]!]).toMatchObject({ currency: 'EUR', rate: 10000, list: 5000, amount: 5000 });
+    expect(byEntry[b[2]!]).toMatchObject({ currency: 'EUR', rate: 10000, list: 7500, amount: 0 }); // free
+    expect(byEntry[b[3]!]).toMatchObject({ currency: 'EUR', rate: 10000, list: 20000, amount: 0 }); // bank
+    expect(byEntry[b[4]!]).toMatchObject({ currency: 'USD', rate: 9000, list: 9000, amount: 9000 });
+    expect(byEntry[b[5]!]).toMatchObject({ currency: 'USD', rate: 9999, list: 14999, amount: 14999 });
+    expect(byEntry[b[6]!]).toMatchObject({ currency: 'USD', rate: null, list: 0, amount: 0 });
+    const before = await lines();
+    expect((await call('PUT', '/rates', { rates: [] })).status).toBe(200);
+    expect((await call('PATCH', `/clients/${w.acme.id}`, { currency: 'GBP' })).status).toBe(200);
+    expect(await lines()).toEqual(before);
+  });
+
+  it('fails at allocation a run whose rates went missing after it started (never bills unconfirmed time at zero)', async () => {
+    const sql = app.db.sql;
+    // void the run above so its entries qualify again, then start one while rates exist, and remove them before allocating
+    const [first] = await sql<{ id: string }[]>`select id from billing_runs where workspace_id = ${w.ws.id}`;
+    expect((await call('POST', `/billing/runs/${first!.id}/void`, { reason: 'rates test' })).status).toBe(200);
+    await sql`update time_entries set category_id = ${dev.id} where id = ${w.billable[6]!}`;
+    await call('PATCH', `/clients/${w.acme.id}`, { currency: 'EUR' });
+    expect((await call('PUT', '/rates', { rates: RATES() })).status).toBe(200);
+    const res = await call('POST', '/billing/runs', { periodId: w.october.id });
+    expect(res.status).toBe(201);
+    expect((await call('PUT', '/rates', { rates: RATES().slice(2) })).status).toBe(200); // Acme's EUR rates gone
+    await allocateRun(jobCtx(sql), { runId: res.body.id });
+    const [run] = await sql<{ status: string; error: string }[]>`select status, error from billing_runs where id = ${res.body.id}`;
+    expect(run!.status).toBe('failed');
+    expect(run!.error).toMatch(/^missing_rate: 4 paid entries|^missing_rate: 2 paid entries/);
+    expect((await sql`select 1 from billing_run_entries where run_id = ${res.body.id}`).length).toBe(0);
+  });
+
+  it('is Owner/Admin: a member may not confirm zero-rated billing either (403)', async () => {
+    const member = await login(app, w.member.email, w.member.password);
+    const res = await call('POST', '/billing/runs', { periodId: w.october.id, billUnratedAtZero: true }, member);
+    expect([res.status, reasonOf(res)]).toEqual([403, 'admin_only']);
+  });
+});
+
+describe('rounding', () => {
+  it('the SQL of the allocation and lineAmountMinor round every line alike (half away from zero)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: -1440, max: 1440 }).filter((m) => m !== 0),
+            fc.integer({ min: 0, max: 50_000_000 }),
+          ),
+          { minLength: 1, maxLength: 200 },
+        ),
+        async (pairs) => {
+          const { lineAmountSql } = await import('../src/core/rates/resolve.ts');
+          const sql = app.db.sql;
+          const rows = await sql<{ a: number }[]>`
+            select ${lineAmountSql(sql, sql`p.m`, sql`p.r`)} as a
+            from unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) with ordinality as p(m, r, n) order by p.n`;
+          expect(rows.map((r) => r.a)).toEqual(pairs.map(([m, r]) => lineAmountMinor(m, r)));
+        },
+      ),
+      { numRuns: 30 },
+    );
+    expect([lineAmountMinor(90, 9999), lineAmountMinor(-90, 9999), lineAmountMinor(1, 30), lineAmountMinor(1, 29)]).toEqual([14999, -14999, 1, 0]);
+  });
+});
