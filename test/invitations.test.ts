@@ -239,6 +239,37 @@ describe('an invitation', () => {
     expect([taken.status, taken.body.error.details]).toEqual([409, { reason: 'address_taken' }]);
   });
 
+  it("opens the console's join page: the form joins and signs in; a used link shows the same gone page as an unknown one", async () => {
+    const email = `page-${uniq()}@example.test`;
+    expect((await invite({ email, name: 'Paula <Page>', role: 'member' })).status).toBe(201);
+    const secret = linkIn((await mailTo(email))[0]!);
+    const page = await fetch(`${app.base}/ops/join/${secret}`);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain(email);
+    expect(text).toContain('Paula &lt;Page&gt;');
+    expect(text).toContain(`action="/ops/join/${secret}"`);
+    const post = (password: string, origin = app.base) =>
+      fetch(`${app.base}/ops/join/${secret}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({ password }).toString(),
+      });
+    expect((await post('a long passphrase', 'https://evil.example')).status).toBe(403);
+    const short = await post('short');
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('password');
+    const joined = await post('a long passphrase');
+    expect([joined.status, joined.headers.get('location')]).toEqual([303, '/ops']);
+    expect(joined.headers.get('set-cookie')).toMatch(/^wt_session=/);
+    await login(app, email, 'a long passphrase');
+    const gone = await fetch(`${app.base}/ops/join/${secret}`);
+    const unknown = await fetch(`${app.base}/ops/join/never-issued`);
+    expect([gone.status, unknown.status]).toEqual([404, 404]);
+    expect(await gone.text()).toBe(await unknown.text());
+  });
+
   it('is audited with its door', async () => {
     const rows = await app.db.sql`select action, door, outcome from ops_audit where workspace_id = ${ws.id} and action like 'invitation.%'`;
     expect(rows).toContainEqual({ action: 'invitation.create', door: 'rest', outcome: 'succeeded' });

@@ -115,6 +115,25 @@ describe('a password reset', () => {
     person.password = 'a brand new passphrase';
   });
 
+  it("opens the console's reset page, whose form sets the password", async () => {
+    const who = await makeUser(app.db.sql, ws, { role: 'member' });
+    await ask(who.email);
+    const secret = linkIn((await mailTo(who.email))[0]!);
+    expect((await fetch(`${app.base}/ops/reset/${secret}`)).status).toBe(200);
+    const post = (password: string) =>
+      fetch(`${app.base}/ops/reset/${secret}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.base },
+        body: new URLSearchParams({ password }).toString(),
+      });
+    expect((await post('short')).status).toBe(400);
+    const done = await post('the page passphrase');
+    expect([done.status, done.headers.get('location')]).toEqual([303, '/ops/login']);
+    await login(app, who.email, 'the page passphrase');
+    expect((await post('the page passphrase')).status).toBe(404);
+  });
+
   it('expires after an hour', async () => {
     await ask(person.email);
     const secret = linkIn((await mailTo(person.email, 3))[2]!);

@@ -5,18 +5,21 @@ import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
 import { authorize, can } from '../core/access/authorize.ts';
 import type { Principal } from '../core/auth/principal.ts';
-import { makeCtx, type Ctx } from '../core/ctx.ts';
+import { clockOf, makeCtx, type Ctx } from '../core/ctx.ts';
 import { conflict } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
 import { runOp } from '../core/operation.ts';
 import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
-import { checkCsrf, readSession, reauthSession, sameOriginPost, signIn, signOut } from '../web/session.ts';
+import { checkCsrf, guardOf, readSession, reauthSession, sameOriginPost, setSessionCookie, signIn, signOut } from '../web/session.ts';
 import { crontabItems } from './crontab.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { consoleRoutes } from './pages/index.ts';
+import { joinPage, linkGonePage, resetPage } from './pages/links.ts';
 import { loginPage } from './pages/login.ts';
+import { acceptInvitation, previewInvitation } from '../core/auth/invitation-accept.ts';
+import { resetPassword } from '../core/auth/password-reset.ts';
 import { safeNext, withMessage, type Answer, type ConsoleAction, type ConsoleOptions, type Handler, type OpsRequest, type OpsRoute } from './route.ts';
 
 const STATIC = Object.fromEntries(['ops.css', 'ops.js'].map((f) => [f, readFileSync(join(import.meta.dirname, 'static', f))])) as Record<string, Buffer>;
@@ -105,6 +108,52 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
       if (!e) throw err;
       const message = e.code === 'rate_limited' ? 'Too many attempts; wait a moment and try again.' : 'The email or password is wrong.';
       send(ctx, { page: loginPage(safeNext(form.next), message), status: e.status });
+    }
+  });
+
+  // the links of emails (issue 22), signed out like the sign-in form: the link's secret is the credential
+  const linkCtx = (ctx: Koa.Context) => ({
+    sql: services.sql,
+    now: clockOf(services),
+    ttlHours: services.config.SESSION_TTL_HOURS,
+    guard: guardOf(services, ctx),
+  });
+  const refusedForm = () => errorPage(403, 'Refused', 'This form was sent from another site. Open the link from your email again.');
+  /** The page again with the core's message, or the gone page for a link that no longer works. */
+  const linkFailed = (ctx: Koa.Context, err: unknown, what: 'invitation' | 'reset', again: (message: string) => Promise<string> | string) => {
+    const e = toAppError(err);
+    if (!e) throw err;
+    if (e.status === 404) return send(ctx, { page: linkGonePage(what), status: 404 });
+    return Promise.resolve(again(e.message)).then((page) => send(ctx, { page, status: e.status }));
+  };
+  router.get('/join/:token', async (ctx) => {
+    const token = ctx.params.token ?? '';
+    try {
+      send(ctx, { page: joinPage(token, await previewInvitation(linkCtx(ctx), { token }), null) });
+    } catch (err) {
+      await linkFailed(ctx, err, 'invitation', () => '');
+    }
+  });
+  router.post('/join/:token', body, async (ctx) => {
+    const token = ctx.params.token ?? '';
+    if (!sameOriginPost(ctx)) return send(ctx, { page: refusedForm(), status: 403 });
+    try {
+      const opened = await acceptInvitation(linkCtx(ctx), { token, password: flat(ctx.request.body).password });
+      setSessionCookie(services, ctx, opened.secret, opened.expiresAt);
+      send(ctx, { redirect: '/ops' });
+    } catch (err) {
+      await linkFailed(ctx, err, 'invitation', async (message) => joinPage(token, await previewInvitation(linkCtx(ctx), { token }), message));
+    }
+  });
+  router.get('/reset/:token', (ctx) => send(ctx, { page: resetPage(ctx.params.token ?? '', null) }));
+  router.post('/reset/:token', body, async (ctx) => {
+    const token = ctx.params.token ?? '';
+    if (!sameOriginPost(ctx)) return send(ctx, { page: refusedForm(), status: 403 });
+    try {
+      await resetPassword(linkCtx(ctx), { token, password: flat(ctx.request.body).password });
+      send(ctx, { redirect: '/ops/login' });
+    } catch (err) {
+      await linkFailed(ctx, err, 'reset', (message) => resetPage(token, message));
     }
   });
 
