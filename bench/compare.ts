@@ -70,6 +70,10 @@ async function main() {
         headers: { authorization: `Bearer ${big.busyToken}` },
         connections: 4,
       },
+      { name: 'GET /board, member token on 6 projects', path: `/api/w/${big.slug}/board`, headers: restricted, connections: 4 },
+      { name: 'GET /board, owner (all tickets)', path: `/api/w/${big.slug}/board`, headers: { authorization: `Bearer ${big.ownerToken}` }, connections: 1 },
+      { name: 'GET /my, member with 2,000 assigned', path: `/api/w/${big.slug}/my`, headers: { authorization: `Bearer ${big.busyToken}` }, connections: 4 },
+      { name: 'GET /changes', path: `/api/w/${big.slug}/changes`, headers: restricted, connections: 4 },
     ];
     const results = new Map<string, { before: { p50: number; p99: number }[]; after: { p50: number; p99: number }[] }>();
     for (let r = 0; r < rounds; r++) {
