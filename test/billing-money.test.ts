@@ -2,9 +2,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocateRun } from '../src/core/billing/allocate.ts';
 import { lineAmountMinor } from '../src/core/rates/money.ts';
+import { totalsOf } from '../src/core/documents/load-timesheet.ts';
+import { renderCsv } from '../src/core/documents/render/csv.ts';
+import { formatterFor } from '../src/core/documents/render/format.ts';
+import { renderHtml } from '../src/core/documents/render/html.ts';
+import { labelsFor } from '../src/core/documents/render/labels.ts';
+import type { LinePolicy, TimesheetLine, TimesheetModel } from '../src/core/documents/timesheet-model.ts';
 import { login, startTestApp, type TestApp } from './helpers/app.ts';
 import { makeCategory } from './helpers/factories.ts';
-import { jobCtx, makeBillingWorld, type BillingWorld } from './billing-world.ts';
+import { drainBillingJobs, jobCtx, makeBillingWorld, type BillingWorld } from './billing-world.ts';
 
 /**
  * Money on billing runs (issue 23): the rate in effect on each entry's date (project > client >
@@ -104,6 +110,44 @@ describe('runs with rates', () => {
     expect(await lines()).toEqual(before);
   });
 
+  it('renders the money on the documents: amounts per row, subtotal and total due in the client locale (html), plain in the csv', async () => {
+    const sql = app.db.sql;
+    // rendered after the rates were emptied and Acme moved to GBP: the documents show what the run stored
+    await drainBillingJobs(sql, jobCtx(sql));
+    const docs = await sql<{ number: string; format: string; content: Buffer }[]>`
+      select d.number, d.format, d.content from documents d join timesheets s on s.id = d.timesheet_id
+      where d.workspace_id = ${w.ws.id} and s.client_id = ${w.acme.id}`;
+    const html = docs.find((d) => d.format === 'html')!.content.toString('utf8');
+    const csv = docs.find((d) => d.format === 'csv')!.content.toString('utf8');
+    // en-US, EUR: 150.00 + 50.00 on the paid ticket's row, the free and bank rows at zero, total due 200.00
+    expect(html).toContain('<th class="num">Amount</th>');
+    expect(html).toContain('<td class="num">€200.00</td></tr>');
+    expect(html).toMatch(/<tr class="grand due"><th>Total due<\/th><td class="num">€200\.00<\/td><\/tr>/);
+    expect(html).not.toContain('£');
+    const rows = csv
+      .trimEnd()
+      .split('\r\n')
+      .map((r) => r.split(','));
+    expect(rows[0]!.slice(-4)).toEqual(['currency', 'rate', 'list_amount', 'amount']);
+    const amounts = rows.slice(1).map((r) => r.slice(-4));
+    expect(amounts).toContainEqual(['EUR', '100.00', '150.00', '150.00']);
+    expect(amounts).toContainEqual(['EUR', '100.00', '75.00', '0.00']);
+    expect(amounts.reduce((n, r) => n + Number(r[3]!.replace('.', '')), 0)).toBe(20000);
+    // Initech's documents (de-DE, one per project): USD in German notation; the unrated line at zero with no rate
+    const ini = await sql<{ format: string; content: Buffer }[]>`
+      select d.format, d.content from documents d join timesheets s on s.id = d.timesheet_id where d.workspace_id = ${w.ws.id} and s.client_id = ${w.initech.id}`;
+    const iniHtml = ini
+      .filter((d) => d.format === 'html')
+      .map((d) => d.content.toString('utf8'))
+      .join('\n');
+    expect(iniHtml).toContain('<th>Gesamtbetrag</th><td class="num">239,99\u00a0$</td>');
+    const iniCsv = ini
+      .filter((d) => d.format === 'csv')
+      .map((d) => d.content.toString('utf8'))
+      .join('');
+    expect(iniCsv).toContain(',USD,,0.00,0.00\r\n');
+  });
+
   it('fails at allocation a run whose rates went missing after it started (never bills unconfirmed time at zero)', async () => {
     const sql = app.db.sql;
     // void the run above so its entries qualify again, then start one while rates exist, and remove them before allocating
@@ -152,5 +196,66 @@ describe('rounding', () => {
       { numRuns: 30 },
     );
     expect([lineAmountMinor(90, 9999), lineAmountMinor(-90, 9999), lineAmountMinor(1, 30), lineAmountMinor(1, 29)]).toEqual([14999, -14999, 1, 0]);
+  });
+
+  it('a document’s total due is the sum of its rounded lines, for random entries, rates and currencies (csv and html)', () => {
+    const line = fc.record({
+      minutes: fc.integer({ min: -1440, max: 1440 }).filter((m) => m !== 0),
+      policy: fc.constantFrom('paid', 'free', 'bank') as fc.Arbitrary<LinePolicy>,
+      rate: fc.option(fc.integer({ min: 0, max: 50_000_000 })),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom('EUR', 'JPY', 'KWD', 'USD'),
+        fc.constantFrom('en-US', 'de-DE', 'fr-FR'),
+        (raw, currency, locale) => {
+          const lines: TimesheetLine[] = raw.map((r, i) => {
+            const list = lineAmountMinor(r.minutes, r.rate ?? 0);
+            return {
+              entryId: `e${i}`,
+              ticketId: `t${i % 7}`,
+              humanId: `WEB-${i % 7}`,
+              text: 'Work',
+              spentOn: '2026-10-01',
+              person: 'Anna',
+              category: 'Dev',
+              minutes: r.minutes,
+              policy: r.policy,
+              bankName: r.policy === 'bank' ? 'Bank' : null,
+              correction: r.minutes < 0,
+              rateMinor: r.rate,
+              listAmountMinor: list,
+              amountMinor: r.policy === 'paid' ? list : 0,
+            };
+          });
+          const totals = totalsOf(lines);
+          const model: TimesheetModel = {
+            number: 'ACME-2026-0001',
+            version: 1,
+            scope: 'combined',
+            agency: { name: 'Agency' },
+            client: { id: 'c', name: 'Acme', code: 'ACME', locale },
+            currency,
+            period: { start: '2026-10-01', end: '2026-10-31' },
+            issuedOn: '2026-11-01',
+            sections: [{ project: { id: 'p', key: 'WEB', name: 'Web' }, lines, totals }],
+            totals,
+            banks: [],
+          };
+          const sum = lines.reduce((n, l) => n + l.amountMinor!, 0);
+          expect(totals.amountMinor).toBe(sum);
+          const csvSum = renderCsv(model)
+            .trimEnd()
+            .split('\r\n')
+            .slice(1)
+            .reduce((n, r) => n + Number(r.split(',').at(-1)!.replace('.', '')), 0);
+          expect(csvSum).toBe(sum);
+          const due = formatterFor(locale).money(sum, currency);
+          expect(renderHtml(model)).toContain(`<th>${labelsFor(locale).totalDue}</th><td class="num">${due}</td>`);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -20,6 +20,7 @@ interface SheetRow {
 }
 
 interface LineRow extends TimesheetLine {
+  currency: string | null;
   projectId: string;
   projectKey: string;
   projectName: string;
@@ -49,7 +50,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     select l.entry_id as "entryId", l.ticket_id as "ticketId", pr.key || '-' || t.number as "humanId",
            coalesce(t.billing_description, t.title) as text, e.spent_on::text as "spentOn", i.name as person, cc.name as category,
            l.minutes, l.policy, b.name as "bankName", l.bank_id as "bankId", e.corrects_entry_id is not null as correction,
-           pr.id as "projectId", pr.key as "projectKey", pr.name as "projectName"
+           pr.id as "projectId", pr.key as "projectKey", pr.name as "projectName",
+           l.currency, l.rate_minor as "rateMinor", l.list_amount_minor as "listAmountMinor", l.amount_minor as "amountMinor"
     from billing_run_entries l
     join time_entries e on e.id = l.entry_id
     join tickets t on t.id = l.ticket_id
@@ -66,6 +68,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     scope: s.scope,
     agency: { name: s.agency },
     client: { id: s.clientId, name: s.clientName, code: s.clientCode, locale: s.locale },
+    // the run's lines of one client share the currency they were allocated in
+    currency: lines.find((l) => l.currency)?.currency ?? null,
     period: { start: s.periodStart, end: s.periodEnd },
     issuedOn: s.issuedOn,
     sections: sections(lines),
@@ -76,7 +80,7 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
 
 function sections(lines: LineRow[]): TimesheetSection[] {
   const byProject = new Map<string, TimesheetSection>();
-  for (const { projectId, projectKey, projectName, bankId: _bankId, ...line } of lines) {
+  for (const { projectId, projectKey, projectName, bankId: _bankId, currency: _currency, ...line } of lines) {
     let section = byProject.get(projectId);
     if (!section) byProject.set(projectId, (section = { project: { id: projectId, key: projectKey, name: projectName }, lines: [], totals: totalsOf([]) }));
     section.lines.push(line);
@@ -85,9 +89,11 @@ function sections(lines: LineRow[]): TimesheetSection[] {
   return [...byProject.values()];
 }
 
-export function totalsOf(lines: Pick<TimesheetLine, 'minutes' | 'policy'>[]): TimesheetTotals {
+/** Sums of the lines; money, when the lines carry it, as the sum of their rounded amounts (never re-rounded). */
+export function totalsOf(lines: Pick<TimesheetLine, 'minutes' | 'policy' | 'amountMinor'>[]): TimesheetTotals {
   const t: TimesheetTotals = { minutes: 0, chargedMinutes: 0, freeMinutes: 0, bankMinutes: 0 };
   for (const l of lines) {
+    if (l.amountMinor !== undefined && l.amountMinor !== null) t.amountMinor = (t.amountMinor ?? 0) + l.amountMinor;
     t.minutes += l.minutes;
     if (l.policy === 'paid') t.chargedMinutes += l.minutes;
     else if (l.policy === 'free') t.freeMinutes += l.minutes;

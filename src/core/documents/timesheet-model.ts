@@ -10,6 +10,11 @@ export interface TimesheetModel {
   /** The agency: the workspace. */
   agency: { name: string };
   client: { id: string; name: string; code: string; locale: string };
+  /**
+   * ISO 4217 currency of the amounts (issue 23), fixed on the run's lines at allocation; null or
+   * absent: an hours-only document (a workspace without rates, or a run made before them).
+   */
+  currency?: string | null;
   period: { start: string; end: string };
   /** The day the run was started (UTC), shown as the document date. */
   issuedOn: string;
@@ -45,6 +50,12 @@ export interface TimesheetLine {
   bankName: string | null;
   /** True for a correction entry (its own signed line). */
   correction: boolean;
+  /** Minor units per hour the line was billed at; null: no rate (billed at zero by the operator's choice) or an hours-only document. */
+  rateMinor?: number | null;
+  /** What the minutes cost at the rate, rounded once (free and bank lines too: what they would have cost). */
+  listAmountMinor?: number | null;
+  /** What the line charges: its list amount when paid, 0 for free and bank time; null on an hours-only document. */
+  amountMinor?: number | null;
 }
 
 export interface TimesheetTotals {
@@ -56,6 +67,8 @@ export interface TimesheetTotals {
   freeMinutes: number;
   /** Minutes drawn from banks. */
   bankMinutes: number;
+  /** The sum of the lines' rounded amounts (minor units); absent on an hours-only document. */
+  amountMinor?: number;
 }
 
 export interface TimesheetBank {

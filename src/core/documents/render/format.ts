@@ -4,6 +4,8 @@
  * own plain, never-localised numbers (`plainHours`).
  */
 
+import { minorToDecimal } from '../../rates/money.ts';
+
 /** The locale used when a client's locale is not a tag this runtime knows (the clients table's default). */
 export const FALLBACK_LOCALE = 'en-GB';
 
@@ -16,6 +18,8 @@ export interface Formatter {
   dateRange(first: string, last: string): string;
   /** Minutes as decimal hours with two fraction digits (de-DE `1,50`). */
   hours(minutes: number): string;
+  /** An amount in minor units of `currency`, in the locale's currency format (de-DE `1.234,50 €`), exact: Intl reads the decimal string. */
+  money(minor: number, currency: string): string;
 }
 
 /**
@@ -41,7 +45,16 @@ export function formatterFor(clientLocale: string): Formatter {
     dateRange: (first, last) => (first === last ? date(first) : `${date(first)} – ${date(last)}`),
     // `+ 0` turns -0 into 0, so an empty sum never prints as "-0.00".
     hours: (minutes) => numbers.format(minutes / 60 + 0),
+    money: (minor, currency) => moneyFormat(locale, currency).format(minorToDecimal(minor, currency) as unknown as number),
   };
+}
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+function moneyFormat(locale: string, currency: string): Intl.NumberFormat {
+  const key = `${locale}|${currency}`;
+  let f = moneyFormats.get(key);
+  if (!f) moneyFormats.set(key, (f = new Intl.NumberFormat(locale, { style: 'currency', currency })));
+  return f;
 }
 
 /**

@@ -13,11 +13,13 @@ import { escapeHtml } from '../../html.ts';
 export function renderHtml(model: TimesheetModel): string {
   const f = formatterFor(model.client.locale);
   const l = labelsFor(f.locale);
+  // amounts only on a document whose run was priced; an hours-only document renders as before issue 23
+  const money: Money | null = model.currency ? (minor) => f.money(minor, model.currency!) : null;
   const title = `${l.title} ${model.number}`;
   const body = [
     header(model, f, l),
-    ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l))),
-    summary(model, f, l),
+    ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l, money))),
+    summary(model, f, l, money),
   ].join('\n');
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(f.locale)}">
@@ -54,21 +56,26 @@ ${meta.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></
 </header>`;
 }
 
-function section(s: TimesheetSection, f: Formatter, l: Labels): string {
-  const rows = ticketRows(s.lines, f.locale).map((r) => row(r, f, l));
+/** Formats minor units in the document's currency. */
+type Money = (minor: number) => string;
+
+const amountCell = (money: Money | null, minor: number | undefined) => (money ? `<td class="num">${escapeHtml(money(minor ?? 0))}</td>` : '');
+
+function section(s: TimesheetSection, f: Formatter, l: Labels, money: Money | null): string {
+  const rows = ticketRows(s.lines, f.locale).map((r) => row(r, f, l, money));
   return `<section class="project">
 <h2>${escapeHtml(l.project + l.colon + s.project.name)} <span class="key">${escapeHtml(s.project.key)}</span></h2>
 <table class="lines">
-<thead><tr><th>${escapeHtml(l.ticket)}</th><th>${escapeHtml(l.description)}</th><th>${escapeHtml(l.dates)}</th><th>${escapeHtml(l.people)}</th><th class="num">${escapeHtml(l.hours)}</th><th class="num">${escapeHtml(l.charged)}</th></tr></thead>
+<thead><tr><th>${escapeHtml(l.ticket)}</th><th>${escapeHtml(l.description)}</th><th>${escapeHtml(l.dates)}</th><th>${escapeHtml(l.people)}</th><th class="num">${escapeHtml(l.hours)}</th><th class="num">${escapeHtml(l.charged)}</th>${money ? `<th class="num">${escapeHtml(l.amount)}</th>` : ''}</tr></thead>
 <tbody>
 ${rows.join('\n')}
-<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td><td class="num">${f.hours(s.totals.minutes)}</td><td class="num">${f.hours(s.totals.chargedMinutes)}</td></tr>
+<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td><td class="num">${f.hours(s.totals.minutes)}</td><td class="num">${f.hours(s.totals.chargedMinutes)}</td>${amountCell(money, s.totals.amountMinor)}</tr>
 </tbody>
 </table>
 </section>`;
 }
 
-function row(r: TicketRow, f: Formatter, l: Labels): string {
+function row(r: TicketRow, f: Formatter, l: Labels, money: Money | null): string {
   const tags: string[] = [];
   if (r.policy === 'free') tags.push(l.free);
   if (r.policy === 'bank') tags.push(r.bankName ? l.bank + l.colon + r.bankName : l.bank);
@@ -79,18 +86,18 @@ function row(r: TicketRow, f: Formatter, l: Labels): string {
     `<td class="text">${escapeHtml(r.text)}${tags.map((t) => ` <span class="tag">${escapeHtml(t)}</span>`).join('')}</td>` +
     `<td class="date">${escapeHtml(f.dateRange(r.firstDate, r.lastDate))}</td>` +
     `<td class="people">${escapeHtml(r.people.join(', '))}</td>` +
-    `<td class="num">${f.hours(r.minutes)}</td><td class="num">${f.hours(r.chargedMinutes)}</td></tr>`
+    `<td class="num">${f.hours(r.minutes)}</td><td class="num">${f.hours(r.chargedMinutes)}</td>${amountCell(money, r.amountMinor)}</tr>`
   );
 }
 
-function summary(model: TimesheetModel, f: Formatter, l: Labels): string {
+function summary(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
   return `<div class="summary">
-${totals(model.totals, f, l)}
+${totals(model.totals, f, l, money)}
 ${model.banks.length > 0 ? banks(model.banks, f, l) : ''}
 </div>`;
 }
 
-function totals(t: TimesheetTotals, f: Formatter, l: Labels): string {
+function totals(t: TimesheetTotals, f: Formatter, l: Labels, money: Money | null): string {
   const rows: [string, number, string][] = [
     [l.totalHours, t.minutes, ''],
     [l.freeHours, t.freeMinutes, ''],
@@ -100,7 +107,9 @@ function totals(t: TimesheetTotals, f: Formatter, l: Labels): string {
   return `<section class="totals">
 <h2>${escapeHtml(l.totals)}</h2>
 <table>
-${rows.map(([k, m, c]) => `<tr${c}><th>${escapeHtml(k)}</th><td class="num">${f.hours(m)}</td></tr>`).join('\n')}
+${rows.map(([k, m, c]) => `<tr${c}><th>${escapeHtml(k)}</th><td class="num">${f.hours(m)}</td></tr>`).join('\n')}${
+    money ? `\n<tr class="grand due"><th>${escapeHtml(l.totalDue)}</th><td class="num">${escapeHtml(money(t.amountMinor ?? 0))}</td></tr>` : ''
+  }
 </table>
 </section>`;
 }

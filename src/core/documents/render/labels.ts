@@ -30,6 +30,9 @@ export interface Labels {
   drawn: string;
   balanceAfter: string;
   noEntries: string;
+  /** Money (issue 23): a row's amount, and the document's total due. */
+  amount: string;
+  totalDue: string;
   /** Between a label and its value (French puts a no-break space before the colon). */
   colon: string;
 }
@@ -64,6 +67,8 @@ const en: Labels = {
   drawn: 'Drawn',
   balanceAfter: 'Balance after',
   noEntries: 'No time was billed on this timesheet.',
+  amount: 'Amount',
+  totalDue: 'Total due',
   colon: ': ',
 };
 
@@ -97,6 +102,8 @@ const de: Labels = {
   drawn: 'Abgebucht',
   balanceAfter: 'Stand nachher',
   noEntries: 'Auf diesem Stundennachweis wurde keine Zeit abgerechnet.',
+  amount: 'Betrag',
+  totalDue: 'Gesamtbetrag',
   colon: ': ',
 };
 
@@ -130,6 +137,8 @@ const fr: Labels = {
   drawn: 'Prélevé',
   balanceAfter: 'Solde après',
   noEntries: 'Aucune heure n’est facturée sur ce relevé.',
+  amount: 'Montant',
+  totalDue: 'Total à payer',
   colon: '\u00a0: ',
 };
 

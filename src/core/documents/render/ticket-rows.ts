@@ -14,6 +14,8 @@ export interface TicketRow {
   minutes: number;
   /** What is charged: the minutes of a `paid` row, zero for `free` and `bank` rows. */
   chargedMinutes: number;
+  /** The sum of the lines' rounded amounts (minor units); 0 on an hours-only document. */
+  amountMinor: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export function ticketRows(lines: TimesheetLine[], locale: string): TicketRow[] 
         people: [],
         minutes: 0,
         chargedMinutes: 0,
+        amountMinor: 0,
       };
       rows.set(key, row);
       people.set(key, new Set());
@@ -48,6 +51,7 @@ export function ticketRows(lines: TimesheetLine[], locale: string): TicketRow[] 
     people.get(key)!.add(line.person);
     row.minutes += line.minutes;
     if (line.policy === 'paid') row.chargedMinutes += line.minutes;
+    row.amountMinor += line.amountMinor ?? 0;
   }
   const collator = new Intl.Collator(locale);
   for (const [key, row] of rows) row.people = [...people.get(key)!].sort(collator.compare);
