@@ -5,8 +5,9 @@ import { cleanEnv, runToEnd } from './helpers/spawn.ts';
 
 /**
  * Setting an agency up from the command line (issue 22): wt workspace create, a first owner, then
- * wt client create|list and wt project create|list, each the same operation REST runs (audited with
- * the door `cli`), refusals printed with exit code 2.
+ * wt client create|list, wt project create|list, wt category create|list, wt client recipients set,
+ * wt project member set|remove, wt period open|close|list and wt settings set, each the same
+ * operation REST runs (audited with the door `cli`), refusals printed with exit code 2.
  */
 
 const wt = path.resolve('bin/wt.js');
@@ -104,6 +105,124 @@ describe('wt client and wt project', () => {
       const key = await run('project', 'create', '--workspace', slug, '--key', 'inbox', '--name', 'Inbox');
       expect(key.code).toBe(2);
       expect(key.stderr).toContain('INBOX is reserved');
+    },
+  );
+
+  it(
+    'categories, recipients, project members, periods and settings: each the operation, its refusals exit 2 with its message',
+    { timeout: 240_000 },
+    async () => {
+      const ws = ['--workspace', slug];
+      const refused = async (...args: string[]) => {
+        const r = await run(...args);
+        expect(r.code, `wt ${args.join(' ')}: ${r.stdout}`).toBe(2);
+        expect(r.stderr).toMatch(/^wt: /);
+        return r.stderr;
+      };
+      const ok = async (...args: string[]) => {
+        const r = await run(...args);
+        expect(r.code, `wt ${args.join(' ')}: ${r.stderr}`).toBe(0);
+        return r.stdout;
+      };
+
+      // categories
+      expect(JSON.parse(await ok('category', 'create', ...ws, '--name', 'Development'))).toMatchObject({ name: 'Development' });
+      expect(await refused('category', 'create', ...ws, '--name', 'development')).toContain('A category with this name exists.');
+      expect(await refused('category', 'create', ...ws, '--name', 'x'.repeat(101))).toContain('wt: name: ');
+      expect((await ok('category', 'list', ...ws)).trim()).toBe('Development');
+
+      // billing recipients
+      const set = JSON.parse(
+        await ok('client', 'recipients', 'set', ...ws, '--client', 'acme', '--recipient', 'ap@acme.test,Accounts, payable', '--opted-out', 'old@acme.test'),
+      );
+      expect(set.recipients.map((r: any) => [r.email, r.name, r.optedOut])).toEqual([
+        ['ap@acme.test', 'Accounts, payable', false],
+        ['old@acme.test', null, true],
+      ]);
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--recipient', 'a@acme.test b@acme.test')).toContain(
+        'A billing recipient is one bare email address',
+      );
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--recipient', 'a@acme.test', '--opted-out', 'A@acme.test')).toContain(
+        'is listed twice',
+      );
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--client-user', `owner@${slug}.test`)).toContain(
+        'This person is not a user of this client.',
+      );
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'NOPE', '--recipient', 'a@acme.test')).toContain('no client with code NOPE');
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME')).toContain('or --none alone');
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--none', '--recipient', 'a@acme.test')).toContain('or --none alone');
+      // a refusal changed nothing; --none empties the set
+      expect(JSON.parse(await ok('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--none'))).toEqual({ recipients: [] });
+
+      // project members: workspace users only, by a key the project has
+      const clientUser = await run('user', 'create', ...ws, '--email', `cleo@${slug}.test`, '--name', 'Cleo Client', '--role', 'client', '--client', 'ACME');
+      expect(clientUser.code, clientUser.stderr).toBe(0);
+      const owner = `owner@${slug}.test`;
+      expect(
+        JSON.parse(await ok('project', 'member', 'set', ...ws, '--project', 'web', '--email', owner, '--access', 'full', '--category', 'development')),
+      ).toMatchObject({
+        name: 'Olive Owner',
+        access: 'full',
+        manager: false,
+        categoryId: expect.any(String),
+      });
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner, '--access', 'admin')).toContain('wt: access: ');
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner)).toContain('--access is required');
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'NOPE', '--email', owner, '--access', 'full')).toContain('no project with key NOPE');
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', `nobody@${slug}.test`, '--access', 'full')).toContain(
+        `no person with email nobody@${slug}.test`,
+      );
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', `cleo@${slug}.test`, '--access', 'full')).toContain(
+        'client users are not project members',
+      );
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner, '--access', 'full', '--category', 'Design')).toContain(
+        'no category named Design',
+      );
+      expect(JSON.parse(await ok('project', 'member', 'remove', ...ws, '--project', 'WEB', '--email', owner))).toEqual({ ok: true });
+      expect(await refused('project', 'member', 'remove', ...ws, '--project', 'WEB', '--email', owner)).toContain(
+        'This person is not a member of the project.',
+      );
+      expect(await refused('project', 'member', 'remove', ...ws, '--project', 'NOPE', '--email', owner)).toContain('no project with key NOPE');
+
+      // periods: the first starts where --start says, the next only where the last one ended
+      expect(await refused('period', 'open', ...ws, '--start', '2026-13-01')).toContain('wt: periodStart: ');
+      expect(JSON.parse(await ok('period', 'open', ...ws, '--start', '2026-01-01'))).toMatchObject({
+        periodStart: '2026-01-01',
+        periodEnd: '2026-01-31',
+        closedAt: null,
+      });
+      expect(await refused('period', 'open', ...ws, '--start', '2026-03-01')).toContain('The next period must start on 2026-02-01.');
+      expect(await refused('period', 'close', ...ws, '--period', '2025-12')).toContain('no period starting in 2025-12');
+      expect(await refused('period', 'close', ...ws, '--period', 'January')).toContain('--period is a month, YYYY-MM');
+      expect(JSON.parse(await ok('period', 'close', ...ws, '--period', '2026-01')).closedAt).toEqual(expect.any(String));
+      expect((await ok('period', 'list', ...ws)).trim()).toBe('2026-01-01\t2026-01-31\tclosed');
+
+      // settings: what is left out stays, none clears
+      expect(await refused('settings', 'set', ...ws, '--timezone', 'Mars/Olympus')).toContain('defaultTimezone must be an IANA time zone');
+      expect(await refused('settings', 'set', ...ws, '--reply-to', 'a@b.test, c@d.test')).toContain('mailReplyTo must be exactly one bare email address.');
+      expect(await refused('settings', 'set', ...ws, '--weekly-target', 'lots')).toContain('wt: defaultWeeklyTargetMinutes: ');
+      expect(
+        JSON.parse(await ok('settings', 'set', ...ws, '--timezone', 'europe/berlin', '--weekly-target', '2400', '--reply-to', `office@${slug}.test`)),
+      ).toMatchObject({ name: 'CLI Agency', defaultTimezone: 'Europe/Berlin', defaultWeeklyTargetMinutes: 2400, mailReplyTo: `office@${slug}.test` });
+      expect(JSON.parse(await ok('settings', 'set', ...ws, '--weekly-target', 'none', '--reply-to', 'none'))).toMatchObject({
+        defaultTimezone: 'Europe/Berlin',
+        defaultWeeklyTargetMinutes: null,
+        mailReplyTo: null,
+      });
+
+      // each write audited with the door cli
+      const audit = await app.db.sql<{ action: string; outcome: string }[]>`
+        select distinct a.action, a.outcome from ops_audit a join workspaces w on w.id = a.workspace_id
+        where w.slug = ${slug} and a.door = 'cli'`;
+      expect(audit.map((r) => `${r.action}:${r.outcome}`)).toEqual(
+        expect.arrayContaining([
+          'categories.create:succeeded',
+          'clients.recipients.set:succeeded',
+          'projects.members.set:succeeded',
+          'projects.members.remove:succeeded',
+          'settings.update:succeeded',
+        ]),
+      );
     },
   );
 });

@@ -19,8 +19,13 @@ import { listClients } from '../core/clients/list.ts';
 import { createInvitation, inviteFirstOwner, parseFirstOwner } from '../core/people/invite.ts';
 import { changeRole } from '../core/people/role.ts';
 import { updateMember } from '../core/people/update-member.ts';
+import { setRecipients } from '../core/clients/recipients.ts';
+import { closePeriod, listPeriods, openPeriod } from '../core/periods/manage.ts';
 import { createProject } from '../core/projects/create.ts';
 import { listProjects } from '../core/projects/list.ts';
+import { removeProjectMember, setProjectMember } from '../core/projects/members.ts';
+import { createCategory, listCategories } from '../core/time/categories.ts';
+import { updateSettings } from '../core/workspaces/settings.ts';
 import { addPerson } from '../core/people/users.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import type { Database } from '../db/open.ts';
@@ -39,7 +44,7 @@ import type { Database } from '../db/open.ts';
 export class UsageError extends Error {}
 
 /** What the command line gave: parseArgs' values. */
-export type CliValues = Record<string, string | boolean | undefined>;
+export type CliValues = Record<string, string | boolean | string[] | undefined>;
 
 /** What a command runs with, built by the composition root (src/cli/main.ts). */
 export interface CliEnv {
@@ -81,6 +86,13 @@ export function need(values: CliValues, name: string): string {
 }
 const opt = (values: CliValues, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
 const flag = (values: CliValues, name: string): boolean | undefined => (typeof values[name] === 'boolean' ? (values[name] as boolean) : undefined);
+/** A repeatable option (`multiple: true` in main.ts): every value, in the order given. */
+const many = (values: CliValues, name: string): string[] => {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+};
+/** `none` clears a nullable setting; an option left out leaves it as it is. */
+const orNone = (v: string | undefined): string | null | undefined => (v === 'none' ? null : v);
 
 async function workspaceId(db: Database, slug: string): Promise<string> {
   const [w] = await db.sql<{ id: string }[]>`select id from workspaces where slug = ${slug}`;
@@ -98,6 +110,39 @@ async function clientOfCode(db: Database, workspace: string, code: string): Prom
   const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${workspace} and code = ${code}`;
   if (!c) throw new UsageError(`no client with code ${code}`);
   return c.id;
+}
+
+/** A project by any key it ever had (a renamed project's old key still names it, as in human ids). */
+async function projectOfKey(db: Database, workspace: string, key: string): Promise<string> {
+  const [p] = await db.sql<{ id: string }[]>`
+    select project_id as id from project_prefixes where workspace_id = ${workspace} and prefix = ${key.trim().toUpperCase()}`;
+  if (!p) throw new UsageError(`no project with key ${key}`);
+  return p.id;
+}
+
+/** A consultant category by name (case-insensitive); `none` is null (no category). */
+async function categoryOfName(db: Database, workspace: string, name: string): Promise<string | null> {
+  if (name === 'none') return null;
+  const [c] = await db.sql<{ id: string }[]>`select id from consultant_categories where workspace_id = ${workspace} and lower(name) = lower(${name})`;
+  if (!c) throw new UsageError(`no category named ${name}`);
+  return c.id;
+}
+
+/** The period whose first day is in `month` (YYYY-MM). */
+async function periodOfMonth(db: Database, workspace: string, month: string): Promise<string> {
+  if (!/^\d{4}-\d{2}$/.test(month)) throw new UsageError('--period is a month, YYYY-MM');
+  const [period] = await db.sql<{ id: string }[]>`
+    select id from periods where workspace_id = ${workspace} and to_char(period_start, 'YYYY-MM') = ${month}`;
+  if (!period) throw new UsageError(`no period starting in ${month}`);
+  return period.id;
+}
+
+/** `EMAIL[,NAME]`: the name is everything after the first comma (an address has none). */
+function addressAndName(spec: string): { email: string; name: string | null } {
+  const at = spec.indexOf(',');
+  if (at === -1) return { email: spec, name: null };
+  const name = spec.slice(at + 1).trim();
+  return { email: spec.slice(0, at), name: name === '' ? null : name };
 }
 
 /** The CLI's caller in `--workspace`: its first owner, or `--as EMAIL` (door `cli`). */
@@ -202,12 +247,7 @@ export const COMMANDS: Record<string, Command> = {
       const client = opt(values, 'client');
       const category = opt(values, 'category');
       const target = opt(values, 'weekly-target');
-      let categoryId: string | null | undefined = category === 'none' ? null : undefined;
-      if (category && category !== 'none') {
-        const [c] = await db.sql<{ id: string }[]>`select id from consultant_categories where workspace_id = ${ws} and lower(name) = lower(${category})`;
-        if (!c) throw new UsageError(`no category named ${category}`);
-        categoryId = c.id;
-      }
+      const categoryId = category === undefined ? undefined : await categoryOfName(db, ws, category);
       return {
         identityId: await identityId(db, need(values, 'email')),
         // as typed: the operation's schema decides what it is
@@ -258,12 +298,8 @@ export const COMMANDS: Record<string, Command> = {
   'billing run': command({
     op: startRun,
     input: async ({ db, values }, ctx) => {
-      const month = need(values, 'period');
-      if (!/^\d{4}-\d{2}$/.test(month)) throw new UsageError('--period is a month, YYYY-MM');
-      const [period] = await db.sql<{ id: string }[]>`
-        select id from periods where workspace_id = ${ctx.principal.workspaceId} and to_char(period_start, 'YYYY-MM') = ${month}`;
-      if (!period) throw new UsageError(`no period starting in ${month}`);
-      return { periodId: period.id, dryRun: flag(values, 'dry-run') ?? false };
+      const periodId = await periodOfMonth(db, ctx.principal.workspaceId, need(values, 'period'));
+      return { periodId, dryRun: flag(values, 'dry-run') ?? false };
     },
     print: pretty,
   }),
@@ -340,6 +376,100 @@ export const COMMANDS: Record<string, Command> = {
     op: listProjects,
     input: () => ({}),
     print: (r) => r.projects.map((p) => `${p.key}\t${p.name}${p.billingClient ? `\t${p.billingClient.code}` : ''}`).join('\n') || 'no projects',
+  }),
+  // who receives a client's timesheets, as PUT /clients/{id}/recipients: the whole set, replacing the
+  // current one, in this order: client users (--client-user EMAIL: their own address), addresses
+  // (--recipient EMAIL[,NAME]), then addresses listed but sent nothing (--opted-out EMAIL[,NAME]);
+  // --none empties it (never an empty set by leaving every option out)
+  'client recipients set': command({
+    op: setRecipients,
+    input: async ({ db, values }, ctx) => {
+      const users = many(values, 'client-user');
+      const sent = many(values, 'recipient');
+      const optedOut = many(values, 'opted-out');
+      const none = flag(values, 'none') ?? false;
+      const given = users.length + sent.length + optedOut.length;
+      if (none ? given > 0 : given === 0)
+        throw new UsageError('give --recipient EMAIL[,NAME], --client-user EMAIL or --opted-out EMAIL[,NAME] (repeatable), or --none alone');
+      return {
+        id: await clientOfCode(db, ctx.principal.workspaceId, need(values, 'client').toUpperCase()),
+        recipients: [
+          ...(await Promise.all(users.map(async (email) => ({ identityId: await identityId(db, email), optedOut: false })))),
+          ...sent.map((spec) => ({ ...addressAndName(spec), optedOut: false })),
+          ...optedOut.map((spec) => ({ ...addressAndName(spec), optedOut: true })),
+        ],
+      };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
+  // a project's members, as PUT and DELETE /projects/{id}/members/{identityId}: set is the whole
+  // membership (access, manager, category), so an option left out is its default, not kept
+  'project member set': command({
+    op: setProjectMember,
+    input: async ({ db, values }, ctx) => {
+      const ws = ctx.principal.workspaceId;
+      const category = opt(values, 'category');
+      return {
+        id: await projectOfKey(db, ws, need(values, 'project')),
+        identityId: await identityId(db, need(values, 'email')),
+        // as typed: the operation's schema decides what it is
+        access: need(values, 'access') as OperationInput<typeof setProjectMember>['access'],
+        manager: flag(values, 'manager') ?? false,
+        categoryId: category === undefined ? null : await categoryOfName(db, ws, category),
+      };
+    },
+    print: (r) => JSON.stringify(r),
+  }),
+  'project member remove': command({
+    op: removeProjectMember,
+    input: async ({ db, values }, ctx) => ({
+      id: await projectOfKey(db, ctx.principal.workspaceId, need(values, 'project')),
+      identityId: await identityId(db, need(values, 'email')),
+    }),
+    print: (r) => JSON.stringify(r),
+  }),
+  // consultant categories, as POST and GET /categories
+  'category create': command({
+    op: createCategory,
+    input: ({ values }) => ({ name: need(values, 'name') }),
+    print: (r) => JSON.stringify(r),
+  }),
+  'category list': command({
+    op: listCategories,
+    input: () => ({}),
+    print: (r) => r.categories.map((c) => c.name).join('\n') || 'no categories',
+  }),
+  // periods, as POST /periods and /periods/{id}/close: the next period opens after the last one
+  // (--start only for the very first); a period is named by the month it starts in
+  'period open': command({
+    op: openPeriod,
+    input: ({ values }) => ({ periodStart: opt(values, 'start') }),
+    print: (r) => JSON.stringify(r),
+  }),
+  'period close': command({
+    op: closePeriod,
+    input: async ({ db, values }, ctx) => ({ id: await periodOfMonth(db, ctx.principal.workspaceId, need(values, 'period')) }),
+    print: (r) => JSON.stringify(r),
+  }),
+  'period list': command({
+    op: listPeriods,
+    input: () => ({}),
+    print: (r) => r.periods.map((p) => `${p.periodStart}\t${p.periodEnd}\t${p.closedAt ? 'closed' : 'open'}`).join('\n') || 'no periods',
+  }),
+  // the workspace's settings, as PATCH /settings: an option left out is left as it is; none clears
+  'settings set': command({
+    op: updateSettings,
+    input: ({ values }) => {
+      const target = orNone(opt(values, 'weekly-target'));
+      return {
+        name: opt(values, 'name'),
+        defaultTimezone: opt(values, 'timezone'),
+        defaultWeeklyTargetMinutes: typeof target === 'string' ? Number(target) : target,
+        mailFromName: orNone(opt(values, 'mail-from-name')),
+        mailReplyTo: orNone(opt(values, 'reply-to')),
+      };
+    },
+    print: (r) => JSON.stringify(r),
   }),
 };
 

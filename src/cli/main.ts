@@ -31,8 +31,30 @@ const usage = `wt — work tracker command line
   wt client list --workspace S [--archived]    the workspace's clients (--archived: archived ones too)
   wt project create --workspace S --key K --name N [--client CODE] [--collaborators CODE,CODE]
                     [--policy paid|free|bank:ID] [--mode period|on_close] [--as EMAIL]
-                                               create a project billed to a client (audited); members: PUT /projects/{id}/members
+                                               create a project billed to a client (audited)
   wt project list --workspace S [--as EMAIL]   the projects the caller may name
+  wt project member set --workspace S --project KEY --email E --access full|limited [--manager]
+                        [--category NAME] [--as EMAIL]
+                                               add a workspace user to a project or change their membership
+                                               (the whole membership: an option left out is its default; audited)
+  wt project member remove --workspace S --project KEY --email E [--as EMAIL]
+                                               end a project membership (their time and tickets stay; audited)
+  wt client recipients set --workspace S --client CODE [--client-user EMAIL]... [--recipient EMAIL[,NAME]]...
+                           [--opted-out EMAIL[,NAME]]... | --none [--as EMAIL]
+                                               replace who receives the client's timesheets, sent in this order:
+                                               its client users, the addresses, then opted-out ones (sent nothing; audited)
+  wt category create --workspace S --name N [--as EMAIL]
+                                               create a consultant category (audited)
+  wt category list --workspace S               the workspace's consultant categories
+  wt period open --workspace S [--start YYYY-MM-DD] [--as EMAIL]
+                                               open the next period (a calendar month after the last one;
+                                               --start only for the very first, default the current month)
+  wt period close --workspace S --period YYYY-MM [--as EMAIL]
+                                               close the period starting in that month (its time is frozen)
+  wt period list --workspace S                 the workspace's periods, oldest first
+  wt settings set --workspace S [--name N] [--timezone TZ] [--weekly-target MINUTES|none]
+                  [--mail-from-name NAME|none] [--reply-to EMAIL|none] [--as EMAIL]
+                                               change the workspace's settings (an option left out stays; audited)
   wt token create --workspace S --email E --name N [--scopes read,write,triage,admin]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
   wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
@@ -99,6 +121,16 @@ async function run(argv: string[]): Promise<void> {
       archived: { type: 'boolean' },
       owner: { type: 'string' },
       'owner-name': { type: 'string' },
+      project: { type: 'string' },
+      access: { type: 'string' },
+      manager: { type: 'boolean' },
+      recipient: { type: 'string', multiple: true },
+      'client-user': { type: 'string', multiple: true },
+      'opted-out': { type: 'string', multiple: true },
+      none: { type: 'boolean' },
+      start: { type: 'string' },
+      'mail-from-name': { type: 'string' },
+      'reply-to': { type: 'string' },
     },
   });
   const command = positionals.join(' ');
