@@ -88,6 +88,12 @@ describe('runs with rates', () => {
   });
 
   it('bills with billUnratedAtZero; each line keeps the rate of its date, and a later rate change alters nothing', async () => {
+    const taxed = await call('PATCH', `/clients/${w.initech.id}`, { taxRateBasisPoints: 1900, taxLabel: 'MwSt. 19 %', paymentTermsDays: 30 });
+    expect([taxed.status, taxed.body.taxRateBasisPoints, taxed.body.taxLabel, taxed.body.paymentTermsDays]).toEqual([200, 1900, 'MwSt. 19 %', 30]);
+    expect((await call('PATCH', `/clients/${w.acme.id}`, { taxNote: 'Reverse charge: VAT to be accounted for by the recipient.' })).status).toBe(200);
+    for (const bad of [{ taxRateBasisPoints: 10001 }, { taxRateBasisPoints: 1.5 }, { paymentTermsDays: -1 }, { taxLabel: '' }]) {
+      expect((await call('PATCH', `/clients/${w.initech.id}`, bad)).status, JSON.stringify(bad)).toBe(400);
+    }
     const res = await call('POST', '/billing/runs', { periodId: w.october.id, billUnratedAtZero: true });
     expect(res.status).toBe(201);
     await allocateRun(jobCtx(app.db.sql), { runId: res.body.id });
@@ -106,7 +112,8 @@ describe('runs with rates', () => {
     expect(byEntry[b[6]!]).toMatchObject({ currency: 'USD', rate: null, list: 0, amount: 0 });
     const before = await lines();
     expect((await call('PUT', '/rates', { rates: [] })).status).toBe(200);
-    expect((await call('PATCH', `/clients/${w.acme.id}`, { currency: 'GBP' })).status).toBe(200);
+    expect((await call('PATCH', `/clients/${w.acme.id}`, { currency: 'GBP', taxNote: null })).status).toBe(200);
+    expect((await call('PATCH', `/clients/${w.initech.id}`, { taxRateBasisPoints: 0, paymentTermsDays: null })).status).toBe(200);
     expect(await lines()).toEqual(before);
   });
 
@@ -140,7 +147,13 @@ describe('runs with rates', () => {
       .filter((d) => d.format === 'html')
       .map((d) => d.content.toString('utf8'))
       .join('\n');
-    expect(iniHtml).toContain('<th>Gesamtbetrag</th><td class="num">239,99\u00a0$</td>');
+    // 239.99 USD + MwSt. 19 % of it (45.5981 rounds to 45.60) = 285.59, due 30 days after the run's day
+    expect(iniHtml).toContain('<tr class="tax"><th>MwSt. 19 %</th><td class="num">45,60\u00a0$</td></tr>');
+    expect(iniHtml).toContain('<th>Gesamtbetrag</th><td class="num">285,59\u00a0$</td>');
+    const [due] = await sql<{ d: string }[]>`
+      select to_char((r.created_at at time zone 'UTC')::date + 30, 'DD.MM.YYYY') as d from billing_runs r where r.workspace_id = ${w.ws.id} order by created_at limit 1`;
+    expect(iniHtml).toContain(`<tr><th>Fällig am</th><td>${due!.d}</td></tr>`);
+    expect(html).toContain('<p class="tax-note">Reverse charge: VAT to be accounted for by the recipient.</p>');
     const iniCsv = ini
       .filter((d) => d.format === 'csv')
       .map((d) => d.content.toString('utf8'))
@@ -198,7 +211,7 @@ describe('rounding', () => {
     expect([lineAmountMinor(90, 9999), lineAmountMinor(-90, 9999), lineAmountMinor(1, 30), lineAmountMinor(1, 29)]).toEqual([14999, -14999, 1, 0]);
   });
 
-  it('a document’s total due is the sum of its rounded lines, for random entries, rates and currencies (csv and html)', () => {
+  it('a document’s total due is the sum of its rounded lines plus the tax, for random entries, rates, tax rates and currencies (csv and html)', () => {
     const line = fc.record({
       minutes: fc.integer({ min: -1440, max: 1440 }).filter((m) => m !== 0),
       policy: fc.constantFrom('paid', 'free', 'bank') as fc.Arbitrary<LinePolicy>,
@@ -209,7 +222,8 @@ describe('rounding', () => {
         fc.array(line, { minLength: 1, maxLength: 60 }),
         fc.constantFrom('EUR', 'JPY', 'KWD', 'USD'),
         fc.constantFrom('en-US', 'de-DE', 'fr-FR'),
-        (raw, currency, locale) => {
+        fc.integer({ min: 0, max: 10000 }),
+        (raw, currency, locale, bp) => {
           const lines: TimesheetLine[] = raw.map((r, i) => {
             const list = lineAmountMinor(r.minutes, r.rate ?? 0);
             return {
@@ -237,6 +251,8 @@ describe('rounding', () => {
             agency: { name: 'Agency' },
             client: { id: 'c', name: 'Acme', code: 'ACME', locale },
             currency,
+            tax: { rateBasisPoints: bp, label: null, note: null },
+            dueOn: null,
             period: { start: '2026-10-01', end: '2026-10-31' },
             issuedOn: '2026-11-01',
             sections: [{ project: { id: 'p', key: 'WEB', name: 'Web' }, lines, totals }],
@@ -251,7 +267,15 @@ describe('rounding', () => {
             .slice(1)
             .reduce((n, r) => n + Number(r.split(',').at(-1)!.replace('.', '')), 0);
           expect(csvSum).toBe(sum);
-          const due = formatterFor(locale).money(sum, currency);
+          // the tax, rounded once on the sum of the lines, exactly: (sum × bp / 10,000) half away from zero
+          const exact = (BigInt(Math.abs(sum)) * BigInt(bp) * 2n + 10000n) / 20000n;
+          const tax = sum < 0 ? 0 - Number(exact) : Number(exact);
+          const due = formatterFor(locale).money(sum + tax, currency);
+          if (bp > 0) {
+            expect(renderHtml(model)).toContain(
+              `<tr class="tax"><th>${labelsFor(locale).tax}</th><td class="num">${formatterFor(locale).money(tax, currency)}</td></tr>`,
+            );
+          }
           expect(renderHtml(model)).toContain(`<th>${labelsFor(locale).totalDue}</th><td class="num">${due}</td>`);
         },
       ),

@@ -53,6 +53,10 @@ describe('POST /clients', () => {
       billingPolicy: 'paid',
       billingMode: 'period',
       currency: 'EUR',
+      taxRateBasisPoints: 0,
+      taxLabel: null,
+      taxNote: null,
+      paymentTermsDays: null,
       archivedAt: null,
       createdAt: expect.any(String),
     });

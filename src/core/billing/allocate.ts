@@ -73,7 +73,8 @@ export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Pr
 
 /**
  * The run's timesheets, numbered in a stable order (client code, then project key) so a retried
- * allocation gives every timesheet the same number. Returns their ids in that order.
+ * allocation gives every timesheet the same number. The client's tax and payment terms are fixed
+ * on the timesheet (issue 23): the due date is the run's day plus the terms. Returns their ids in that order.
  */
 async function createTimesheets(sql: Db, runId: string, workspaceId: string, year: number, formats: DocumentFormat[]): Promise<string[]> {
   const groups = await sql<{ clientId: string; code: string; projectId: string | null }[]>`
@@ -90,8 +91,10 @@ async function createTimesheets(sql: Db, runId: string, workspaceId: string, yea
       returning last_number as n`;
     const number = `${g.code}-${year}-${String(counter!.n).padStart(4, '0')}`;
     const [sheet] = await sql<{ id: string }[]>`
-      insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats)
-      values (${workspaceId}, ${runId}, ${g.clientId}, ${g.projectId}, ${g.projectId ? 'project' : 'combined'}, ${number}, 1, ${formats}::text[])
+      insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, tax_rate_bp, tax_label, tax_note, due_on)
+      select ${workspaceId}, ${runId}, ${g.clientId}, ${g.projectId}, ${g.projectId ? 'project' : 'combined'}, ${number}, 1, ${formats}::text[],
+             c.tax_rate_bp, c.tax_label, c.tax_note, (r.created_at at time zone 'UTC')::date + c.payment_terms_days
+      from clients c, billing_runs r where c.id = ${g.clientId} and r.id = ${runId}
       returning id`;
     ids.push(sheet!.id);
   }

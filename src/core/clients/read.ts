@@ -9,7 +9,8 @@ type Fragment = ReturnType<Db>;
 /** The columns of a Client, from clients row `c`. */
 export function clientColumns(sql: Db): Fragment {
   return sql`c.id, c.name, c.code, c.locale, c.timesheet_layout as "timesheetLayout", c.billing_policy as "billingPolicy",
-             c.billing_mode as "billingMode", c.currency, ${isoSql(sql, sql`c.archived_at`)} as "archivedAt", ${isoSql(sql, sql`c.created_at`)} as "createdAt"`;
+             c.billing_mode as "billingMode", c.currency, c.tax_rate_bp as "taxRateBasisPoints", c.tax_label as "taxLabel",
+             c.tax_note as "taxNote", c.payment_terms_days as "paymentTermsDays", ${isoSql(sql, sql`c.archived_at`)} as "archivedAt", ${isoSql(sql, sql`c.created_at`)} as "createdAt"`;
 }
 
 /**

@@ -23,6 +23,16 @@ export const clientPolicyField = billingPolicyField
   .unwrap()
   .describe('Default billing of the client’s projects: "paid", "free" or "bank:<bankId>" (a bank of this client).');
 export const clientCurrencyField = currencyField.describe('ISO 4217 currency of the client’s documents (amounts); only rates in it apply to its time.');
+export const taxRateField = z.number().int().min(0).max(10000).describe('Tax rate in basis points (1900 = 19 %); 0: no tax line.');
+export const taxLabelField = z.string().trim().min(1).max(60).nullable().describe('The tax line’s label, e.g. "VAT 19 %".');
+export const taxNoteField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .nullable()
+  .describe('A note on the document, e.g. an exemption ("Reverse charge: VAT to be accounted for by the recipient").');
+export const paymentTermsField = z.number().int().min(0).max(365).nullable().describe('Days from the document date to the due date; null: no due date.');
 export const clientModeField = billingModeField.unwrap().describe('Default billing mode of the client’s projects: "period" or "on_close".');
 
 export interface Client {
@@ -35,6 +45,10 @@ export interface Client {
   billingMode: 'period' | 'on_close';
   /** ISO 4217: the currency of the client's documents. */
   currency: string;
+  taxRateBasisPoints: number;
+  taxLabel: string | null;
+  taxNote: string | null;
+  paymentTermsDays: number | null;
   archivedAt: string | null;
   createdAt: string;
 }
@@ -69,6 +83,10 @@ const clientFields = {
   billingPolicy: z.string(),
   billingMode: z.enum(['period', 'on_close']),
   currency: z.string().describe('ISO 4217 currency of the client’s documents.'),
+  taxRateBasisPoints: z.number().int(),
+  taxLabel: z.string().nullable(),
+  taxNote: z.string().nullable(),
+  paymentTermsDays: z.number().int().nullable(),
   archivedAt: dateTimeOut.nullable().describe('When the client was archived; null: active.'),
   createdAt: dateTimeOut,
 };

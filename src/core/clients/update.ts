@@ -11,6 +11,10 @@ import {
   clientPolicyField,
   clientSchema,
   layoutField,
+  paymentTermsField,
+  taxLabelField,
+  taxNoteField,
+  taxRateField,
   localeField,
   type Client,
 } from './schema.ts';
@@ -23,6 +27,10 @@ export const updateClientFields = z.object({
   billingPolicy: clientPolicyField.optional(),
   billingMode: clientModeField.optional(),
   currency: clientCurrencyField.optional(),
+  taxRateBasisPoints: taxRateField.optional(),
+  taxLabel: taxLabelField.optional(),
+  taxNote: taxNoteField.optional(),
+  paymentTermsDays: paymentTermsField.optional(),
 });
 
 export const updateClientInput = withReasons(updateClientFields.extend({ id: idField('The client.') }), {
@@ -64,7 +72,11 @@ export const updateClient = defineOp({
         timesheet_layout = ${input.timesheetLayout ?? before.timesheetLayout},
         billing_policy = ${input.billingPolicy?.toLowerCase() ?? before.billingPolicy},
         billing_mode = ${input.billingMode ?? before.billingMode},
-        currency = ${input.currency ?? before.currency}
+        currency = ${input.currency ?? before.currency},
+        tax_rate_bp = ${input.taxRateBasisPoints ?? before.taxRateBasisPoints},
+        tax_label = ${input.taxLabel === undefined ? before.taxLabel : input.taxLabel},
+        tax_note = ${input.taxNote === undefined ? before.taxNote : input.taxNote},
+        payment_terms_days = ${input.paymentTermsDays === undefined ? before.paymentTermsDays : input.paymentTermsDays}
       where id = ${input.id}`;
     return loadClient(ctx, input.id);
   },

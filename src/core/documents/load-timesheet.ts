@@ -17,6 +17,10 @@ interface SheetRow {
   periodEnd: string;
   issuedOn: string;
   runCreatedAt: Date;
+  taxRateBasisPoints: number;
+  taxLabel: string | null;
+  taxNote: string | null;
+  dueOn: string | null;
 }
 
 interface LineRow extends TimesheetLine {
@@ -38,7 +42,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     select s.id, s.number, s.version, s.scope, s.run_id as "runId", s.client_id as "clientId", s.project_id as "projectId",
            w.name as agency, c.name as "clientName", c.code as "clientCode", c.locale,
            p.period_start::text as "periodStart", p.period_end::text as "periodEnd",
-           to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as "issuedOn", r.created_at as "runCreatedAt"
+           to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as "issuedOn", r.created_at as "runCreatedAt",
+           s.tax_rate_bp as "taxRateBasisPoints", s.tax_label as "taxLabel", s.tax_note as "taxNote", s.due_on::text as "dueOn"
     from timesheets s
     join billing_runs r on r.id = s.run_id
     join periods p on p.id = r.period_id
@@ -70,6 +75,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     client: { id: s.clientId, name: s.clientName, code: s.clientCode, locale: s.locale },
     // the run's lines of one client share the currency they were allocated in
     currency: lines.find((l) => l.currency)?.currency ?? null,
+    tax: { rateBasisPoints: s.taxRateBasisPoints, label: s.taxLabel, note: s.taxNote },
+    dueOn: s.dueOn,
     period: { start: s.periodStart, end: s.periodEnd },
     issuedOn: s.issuedOn,
     sections: sections(lines),

@@ -15,6 +15,10 @@ export interface TimesheetModel {
    * absent: an hours-only document (a workspace without rates, or a run made before them).
    */
   currency?: string | null;
+  /** The client's tax and terms as fixed at allocation (issue 23); shown on a priced document. */
+  tax?: { rateBasisPoints: number; label: string | null; note: string | null };
+  /** `YYYY-MM-DD`: the document date plus the client's payment terms; null: no terms. */
+  dueOn?: string | null;
   period: { start: string; end: string };
   /** The day the run was started (UTC), shown as the document date. */
   issuedOn: string;

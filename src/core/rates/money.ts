@@ -45,3 +45,19 @@ export function minorToDecimal(minor: number, currency: string): string {
   const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
   return digits === 0 ? `${sign}${abs}` : `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
 }
+
+/**
+ * The tax of a document: its subtotal (a sum of rounded lines) × basis points / 10,000, rounded
+ * once, half away from zero, in BigInt (a large subtotal times 10,000 leaves the exact range of a double).
+ */
+export function taxMinor(subtotalMinor: number, basisPoints: number): number {
+  const product = BigInt(subtotalMinor) * BigInt(basisPoints);
+  const magnitude = ((product < 0n ? -product : product) + 5000n) / 10000n;
+  return Number(product < 0n ? -magnitude : magnitude);
+}
+
+/** A document's money: the subtotal of its lines, the tax on it, and the total due (subtotal + tax). */
+export function documentMoney(subtotalMinor: number, basisPoints: number): { subtotalMinor: number; taxMinor: number; totalDueMinor: number } {
+  const tax = taxMinor(subtotalMinor, basisPoints);
+  return { subtotalMinor, taxMinor: tax, totalDueMinor: subtotalMinor + tax };
+}

@@ -1,8 +1,9 @@
-import type { TimesheetBank, TimesheetModel, TimesheetSection, TimesheetTotals } from '../timesheet-model.ts';
+import type { TimesheetBank, TimesheetModel, TimesheetSection } from '../timesheet-model.ts';
 import { formatterFor, type Formatter } from './format.ts';
 import { labelsFor, type Labels } from './labels.ts';
 import { ticketRows, type TicketRow } from './ticket-rows.ts';
 import { escapeHtml } from '../../html.ts';
+import { documentMoney } from '../../rates/money.ts';
 
 /**
  * The printable A4 timesheet a client reads: self-contained (inline CSS, no script, no external
@@ -17,9 +18,10 @@ export function renderHtml(model: TimesheetModel): string {
   const money: Money | null = model.currency ? (minor) => f.money(minor, model.currency!) : null;
   const title = `${l.title} ${model.number}`;
   const body = [
-    header(model, f, l),
+    header(model, f, l, money),
     ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l, money))),
     summary(model, f, l, money),
+    ...(money && model.tax?.note ? [`<p class="tax-note">${escapeHtml(model.tax.note)}</p>`] : []),
   ].join('\n');
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(f.locale)}">
@@ -35,12 +37,13 @@ ${body}
 `;
 }
 
-function header(model: TimesheetModel, f: Formatter, l: Labels): string {
+function header(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
   const meta: [string, string][] = [
     [l.number, model.number],
     [l.version, String(model.version)],
     [l.issued, f.date(model.issuedOn)],
     [l.period, f.dateRange(model.period.start, model.period.end)],
+    ...(money && model.dueOn ? [[l.dueDate, f.date(model.dueOn)] as [string, string]] : []),
   ];
   return `<header class="head">
 <div class="parties">
@@ -92,12 +95,13 @@ function row(r: TicketRow, f: Formatter, l: Labels, money: Money | null): string
 
 function summary(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
   return `<div class="summary">
-${totals(model.totals, f, l, money)}
+${totals(model, f, l, money)}
 ${model.banks.length > 0 ? banks(model.banks, f, l) : ''}
 </div>`;
 }
 
-function totals(t: TimesheetTotals, f: Formatter, l: Labels, money: Money | null): string {
+function totals(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
+  const t = model.totals;
   const rows: [string, number, string][] = [
     [l.totalHours, t.minutes, ''],
     [l.freeHours, t.freeMinutes, ''],
@@ -108,10 +112,23 @@ function totals(t: TimesheetTotals, f: Formatter, l: Labels, money: Money | null
 <h2>${escapeHtml(l.totals)}</h2>
 <table>
 ${rows.map(([k, m, c]) => `<tr${c}><th>${escapeHtml(k)}</th><td class="num">${f.hours(m)}</td></tr>`).join('\n')}${
-    money ? `\n<tr class="grand due"><th>${escapeHtml(l.totalDue)}</th><td class="num">${escapeHtml(money(t.amountMinor ?? 0))}</td></tr>` : ''
+    money ? '\n' + moneyRows(model, l, money) : ''
   }
 </table>
 </section>`;
+}
+
+/** Subtotal, the tax line (when the client has a rate) and the total due: subtotal + tax, the tax rounded once on the subtotal. */
+function moneyRows(model: TimesheetModel, l: Labels, money: Money): string {
+  const bp = model.tax?.rateBasisPoints ?? 0;
+  const m = documentMoney(model.totals.amountMinor ?? 0, bp);
+  const rows: string[] = [];
+  if (bp > 0) {
+    rows.push(`<tr class="money"><th>${escapeHtml(l.subtotal)}</th><td class="num">${escapeHtml(money(m.subtotalMinor))}</td></tr>`);
+    rows.push(`<tr class="tax"><th>${escapeHtml(model.tax?.label ?? l.tax)}</th><td class="num">${escapeHtml(money(m.taxMinor))}</td></tr>`);
+  }
+  rows.push(`<tr class="grand due"><th>${escapeHtml(l.totalDue)}</th><td class="num">${escapeHtml(money(m.totalDueMinor))}</td></tr>`);
+  return rows.join('\n');
 }
 
 function banks(list: TimesheetBank[], f: Formatter, l: Labels): string {

@@ -33,6 +33,9 @@ export interface Labels {
   /** Money (issue 23): a row's amount, and the document's total due. */
   amount: string;
   totalDue: string;
+  /** The tax line when the client has no label of its own. */
+  tax: string;
+  dueDate: string;
   /** Between a label and its value (French puts a no-break space before the colon). */
   colon: string;
 }
@@ -69,6 +72,8 @@ const en: Labels = {
   noEntries: 'No time was billed on this timesheet.',
   amount: 'Amount',
   totalDue: 'Total due',
+  tax: 'Tax',
+  dueDate: 'Due date',
   colon: ': ',
 };
 
@@ -104,6 +109,8 @@ const de: Labels = {
   noEntries: 'Auf diesem Stundennachweis wurde keine Zeit abgerechnet.',
   amount: 'Betrag',
   totalDue: 'Gesamtbetrag',
+  tax: 'Steuer',
+  dueDate: 'Fällig am',
   colon: ': ',
 };
 
@@ -139,6 +146,8 @@ const fr: Labels = {
   noEntries: 'Aucune heure n’est facturée sur ce relevé.',
   amount: 'Montant',
   totalDue: 'Total à payer',
+  tax: 'Taxe',
+  dueDate: 'Échéance',
   colon: '\u00a0: ',
 };
 
