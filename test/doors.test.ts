@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/commands.ts';
-import { isOperation } from '../src/core/operation.ts';
+import { isOperation, isPublicOperation } from '../src/core/operation.ts';
 import { ROUTE_TABLE } from '../src/http/routes/index.ts';
 import { allTools } from '../src/mcp/registry.ts';
 import { consoleRoutes } from '../src/ops/pages/index.ts';
@@ -28,19 +28,25 @@ const REST_EXEMPT: Record<string, string> = {
   // OAuth protected-resource metadata (RFC 9728): fixed metadata for MCP clients
   'GET /.well-known/oauth-protected-resource': 'protected-resource metadata',
   'GET /.well-known/oauth-protected-resource/mcp': 'protected-resource metadata of /mcp',
-  // the session's own routes: they make (or end) the principal runOp is given, so they are
-  // authentication, not operations of a principal
-  'POST /api/auth/login': 'signs in: makes the session',
-  'POST /api/auth/reauth': 're-authenticates the session',
+  // the session's own routes that take no input: ending the session and reading it act on the
+  // cookie's session alone (login, re-authentication and the emailed links are public operations, below)
   'POST /api/auth/logout': 'ends the session',
   'GET /api/auth/session': 'the session itself (who is signed in, its CSRF token)',
-  // one-time links from emails (issue 22): the link's secret is the credential and no principal
-  // exists yet; accepting an invitation makes the session as login does, a reset sets the password login checks
-  'GET /api/auth/invitations/:token': 'reads an invitation by its link, before anyone is signed in',
-  'POST /api/auth/invitations/:token/accept': 'joins by the link and makes the session, as login',
-  'POST /api/auth/password-reset': 'asks for a reset link, signed out (throttled like login)',
-  'POST /api/auth/password-reset/:token': 'sets the password by the link, signed out',
 };
+
+/**
+ * REST routes that run before there is a principal (login, re-authentication, the one-time links
+ * of emails): their handler runs a public operation (`runPublicOp`: parsed, no authorize) and sets
+ * the cookie, and the route names that operation in `publicOp`.
+ */
+const REST_PUBLIC = [
+  'POST /api/auth/login',
+  'POST /api/auth/reauth',
+  'GET /api/auth/invitations/:token',
+  'POST /api/auth/invitations/:token/accept',
+  'POST /api/auth/password-reset',
+  'POST /api/auth/password-reset/:token',
+];
 
 /** MCP tools that run no operation: none. */
 const TOOL_EXEMPT: Record<string, string> = {};
@@ -69,16 +75,22 @@ describe('REST routes', () => {
       failing(
         ROUTE_TABLE,
         (r) => r.key,
-        (r) => isOperation(r.route.op) || r.key in REST_EXEMPT,
+        (r) => isOperation(r.route.op) || isPublicOperation(r.route.publicOp) || r.key in REST_EXEMPT,
       ),
     ).toEqual([]);
+  });
+  it('the routes that run before there is a principal name a public operation', () => {
+    const byKey = new Map(ROUTE_TABLE.map((r) => [r.key, r.route]));
+    expect(REST_PUBLIC.filter((k) => !isPublicOperation(byKey.get(k)?.publicOp))).toEqual([]);
+    // and only they: a workspace route never runs one
+    expect(ROUTE_TABLE.filter((r) => r.route.publicOp !== undefined && !REST_PUBLIC.includes(r.key)).map((r) => r.key)).toEqual([]);
   });
   it('no route has a legacy handler, unless exempt', () => {
     expect(
       failing(
         ROUTE_TABLE,
         (r) => r.key,
-        (r) => r.route.handler === undefined || r.key in REST_EXEMPT,
+        (r) => r.route.handler === undefined || r.key in REST_EXEMPT || isPublicOperation(r.route.publicOp),
       ),
     ).toEqual([]);
   });

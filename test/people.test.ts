@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../src/core/auth/sessions.ts';
+import { runPublicOp } from '../src/core/operation.ts';
 import { addPerson } from '../src/core/people/users.ts';
 import { makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -31,7 +32,7 @@ describe('addPerson writes the identity and the membership together', () => {
       code: '23503',
     });
     const ctx = { sql: db.sql, now: () => new Date(), ttlHours: 1 };
-    await expect(login(ctx, { email: person.email, password: 'a-new-password' })).rejects.toMatchObject({ code: 'unauthenticated' });
-    await expect(login(ctx, { email: person.email, password: person.password })).resolves.toMatchObject({ info: { identityId: person.id } });
+    await expect(runPublicOp(login, ctx, { email: person.email, password: 'a-new-password' })).rejects.toMatchObject({ code: 'unauthenticated' });
+    await expect(runPublicOp(login, ctx, { email: person.email, password: person.password })).resolves.toMatchObject({ info: { identityId: person.id } });
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { authorize } from './access/authorize.ts';
 import type { Action } from './access/actions.ts';
+import type { Db } from '../db/connect.ts';
 import { tx, type Ctx } from './ctx.ts';
 import { audited } from './ops/audit.ts';
 import { parseInput } from './validation.ts';
@@ -86,4 +87,47 @@ async function execute<O extends AnyOperation>(op: O, ctx: Ctx, sent: unknown, p
   const input = parseInput(op.input, sent);
   parsed?.(input);
   return (op.tx ? tx(ctx, (t) => op.run(t, input)) : op.run(ctx, input)) as Promise<OperationResult<O>>;
+}
+
+/**
+ * An operation that runs before there is a principal (login, re-authentication, an invitation's
+ * or a reset's link): declared like the others, with a typed input parsed once by `runPublicOp`,
+ * but run with its own context (a login's, a session's) instead of a `Ctx`. There is no action to
+ * authorize: the credential (a password, a link's secret, the session) is what `run` checks, and
+ * the throttle is its own business, as is anything it checks about a session.
+ */
+export interface PublicOperation<C extends { sql: Db } = { sql: Db }, S extends z.ZodType = z.ZodType, R = unknown> {
+  readonly kind: 'public-operation';
+  /** Unique, dotted like the others (`auth.login`). */
+  readonly name: string;
+  /** The input, parsed by `runPublicOp` before `run` (a malformed one is 400 before any throttle counts it). */
+  readonly input: S;
+  /** The result as the contract describes it; null where the door shapes the body (a session's secret becomes a cookie). */
+  readonly output: z.ZodType | null;
+  /** `run` inside one transaction (its context's `sql` is the transaction's). */
+  readonly tx?: boolean;
+  readonly run: (ctx: C, input: z.output<S>) => Promise<R>;
+}
+
+export type AnyPublicOperation = PublicOperation<any, any, any>;
+export type PublicOperationCtx<O extends AnyPublicOperation> = Parameters<O['run']>[0];
+export type PublicOperationResult<O extends AnyPublicOperation> = Awaited<ReturnType<O['run']>>;
+
+/** Declares an operation that runs before there is a principal. */
+export function definePublicOp<C extends { sql: Db }, S extends z.ZodType, R>(def: Omit<PublicOperation<C, S, R>, 'kind'>): PublicOperation<C, S, R> {
+  return Object.freeze({ ...def, kind: 'public-operation' as const });
+}
+
+export const isPublicOperation = (x: unknown): x is AnyPublicOperation =>
+  typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'public-operation' && typeof (x as { run?: unknown }).run === 'function';
+
+/**
+ * Runs a public operation the one way every door does: parse its input (as sent: a REST body, a
+ * console form), then run it, in a transaction when it declares one. No authorize: there is no
+ * principal yet.
+ */
+export async function runPublicOp<O extends AnyPublicOperation>(op: O, ctx: PublicOperationCtx<O>, sent: unknown): Promise<PublicOperationResult<O>> {
+  const input = parseInput(op.input, sent);
+  if (!op.tx) return op.run(ctx, input) as Promise<PublicOperationResult<O>>;
+  return ctx.sql.begin((t: unknown) => op.run({ ...ctx, sql: t as Db }, input)) as Promise<PublicOperationResult<O>>;
 }

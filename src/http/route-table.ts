@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { ACTIONS, type Action } from '../core/access/actions.ts';
-import { runOpSent, type AnyOperation, type OperationResult } from '../core/operation.ts';
+import { runOpSent, type AnyOperation, type AnyPublicOperation, type OperationResult } from '../core/operation.ts';
 import { MAX_REF_LENGTH } from '../core/tickets/ref.ts';
 import { coreCtx, type AppContext, type AppDeps, type AppState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
@@ -70,6 +70,13 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Op extends AnyOperati
   respond?: (ctx: AppContext, result: OperationResult<Op>) => void;
   /** A route that runs no operation (health, the API document, the session's own routes): the whole answer. */
   handler?: (req: RouteRequest<z.output<P>>) => unknown;
+  /**
+   * The public operation (src/core/operation.ts `definePublicOp`) a `handler` route runs through
+   * `runPublicOp`: login, re-authentication, an invitation's or a reset's link, which run before
+   * there is a principal and whose handler also sets the cookie. Named here so the door walk
+   * (test/doors.test.ts) sees which operation the handler runs.
+   */
+  publicOp?: AnyPublicOperation;
 }
 
 type RouteSpec<P extends z.ZodType, Op extends AnyOperation> =

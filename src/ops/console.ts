@@ -8,7 +8,7 @@ import type { Principal } from '../core/auth/principal.ts';
 import { clockOf, makeCtx, type Ctx } from '../core/ctx.ts';
 import { conflict } from '../core/errors.ts';
 import { toAppError } from '../core/failures.ts';
-import { runOp } from '../core/operation.ts';
+import { runOp, runPublicOp } from '../core/operation.ts';
 import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
 import { checkCsrf, guardOf, readSession, reauthSession, sameOriginPost, setSessionCookie, signIn, signOut } from '../web/session.ts';
@@ -129,7 +129,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
   router.get('/join/:token', async (ctx) => {
     const token = ctx.params.token ?? '';
     try {
-      send(ctx, { page: joinPage(token, await previewInvitation(linkCtx(ctx), { token }), null) });
+      send(ctx, { page: joinPage(token, await runPublicOp(previewInvitation, linkCtx(ctx), { token }), null) });
     } catch (err) {
       await linkFailed(ctx, err, 'invitation', () => '');
     }
@@ -138,11 +138,11 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     const token = ctx.params.token ?? '';
     if (!sameOriginPost(ctx)) return send(ctx, { page: refusedForm(), status: 403 });
     try {
-      const opened = await acceptInvitation(linkCtx(ctx), { token, password: flat(ctx.request.body).password });
+      const opened = await runPublicOp(acceptInvitation, linkCtx(ctx), { token, password: flat(ctx.request.body).password });
       setSessionCookie(services, ctx, opened.secret, opened.expiresAt);
       send(ctx, { redirect: '/ops' });
     } catch (err) {
-      await linkFailed(ctx, err, 'invitation', async (message) => joinPage(token, await previewInvitation(linkCtx(ctx), { token }), message));
+      await linkFailed(ctx, err, 'invitation', async (message) => joinPage(token, await runPublicOp(previewInvitation, linkCtx(ctx), { token }), message));
     }
   });
   router.get('/reset/:token', (ctx) => send(ctx, { page: resetPage(ctx.params.token ?? '', null) }));
@@ -150,7 +150,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
     const token = ctx.params.token ?? '';
     if (!sameOriginPost(ctx)) return send(ctx, { page: refusedForm(), status: 403 });
     try {
-      await resetPassword(linkCtx(ctx), { token, password: flat(ctx.request.body).password });
+      await runPublicOp(resetPassword, linkCtx(ctx), { token, password: flat(ctx.request.body).password });
       send(ctx, { redirect: '/ops/login' });
     } catch (err) {
       await linkFailed(ctx, err, 'reset', (message) => resetPage(token, message));

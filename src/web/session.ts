@@ -3,6 +3,7 @@ import { assertCsrf } from '../core/auth/csrf.ts';
 import { isSameOriginPost } from '../core/auth/origin.ts';
 import { findSession, login, logout, reauthenticate, type LoginCtx, type Session, type SessionCtx } from '../core/auth/sessions.ts';
 import { clockOf } from '../core/ctx.ts';
+import { runPublicOp, type PublicOperationResult } from '../core/operation.ts';
 import type { Services } from '../core/services.ts';
 
 /**
@@ -61,9 +62,9 @@ export const sessionCtxOf = (deps: WebDeps, ctx: Koa.Context, session: Session):
 });
 
 /** Signs in with email and password (the core's login, throttled) and sets the cookie; answers what the login returned. */
-export async function signIn(deps: WebDeps, ctx: Koa.Context, credentials: unknown): Promise<Awaited<ReturnType<typeof login>>> {
+export async function signIn(deps: WebDeps, ctx: Koa.Context, credentials: unknown): Promise<PublicOperationResult<typeof login>> {
   const loginCtx: LoginCtx = { sql: deps.sql, now: clockOf(deps), ttlHours: deps.config.SESSION_TTL_HOURS, guard: guardOf(deps, ctx) };
-  const opened = await login(loginCtx, credentials);
+  const opened = await runPublicOp(login, loginCtx, credentials);
   setSessionCookie(deps, ctx, opened.secret, opened.expiresAt);
   return opened;
 }
@@ -76,7 +77,7 @@ export async function signOut(deps: WebDeps, ctx: Koa.Context, session: Session 
 
 /** Re-authenticates the session with the password (the ten-minute window); answers when. */
 export const reauthSession = (deps: WebDeps, ctx: Koa.Context, session: Session, password: unknown) =>
-  reauthenticate(sessionCtxOf(deps, ctx, session), { password });
+  runPublicOp(reauthenticate, sessionCtxOf(deps, ctx, session), { password });
 
 /**
  * Where a redirect may lead: a path of this site inside `area` (a path prefix: `/ops`), never

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { dateTimeOut, describing } from '../response-schema.ts';
 import { addPerson } from '../people/users.ts';
-import { parseInput } from '../validation.ts';
+import { definePublicOp } from '../operation.ts';
 import { roles, type Role } from './principal.ts';
 import { sha256, verifyPassword } from './secrets.ts';
 import { openSession, type LoginCtx, type SessionInfo } from './sessions.ts';
@@ -84,19 +84,23 @@ async function pending(sql: Db, token: string, now: Date, lock: boolean): Promis
 }
 
 /** GET /api/auth/invitations/{token}: what the link invites to (404 `unknown_invitation` once used, revoked or expired). */
-export async function previewInvitation(ctx: Pick<LoginCtx, 'sql' | 'now'>, raw: unknown): Promise<InvitationPreview> {
-  const { token } = parseInput(invitationTokenInput, raw);
-  const p = await pending(ctx.sql, token, ctx.now(), false);
-  return {
-    email: p.email,
-    name: p.name,
-    role: p.role,
-    workspace: { slug: p.slug, name: p.workspaceName },
-    clientName: p.clientName,
-    expiresAt: p.expiresAt.toISOString(),
-    hasLogin: p.passwordHash !== null,
-  };
-}
+export const previewInvitation = definePublicOp({
+  name: 'auth.invitation.preview',
+  input: invitationTokenInput,
+  output: invitationPreviewSchema,
+  run: async (ctx: Pick<LoginCtx, 'sql' | 'now'>, { token }): Promise<InvitationPreview> => {
+    const p = await pending(ctx.sql, token, ctx.now(), false);
+    return {
+      email: p.email,
+      name: p.name,
+      role: p.role,
+      workspace: { slug: p.slug, name: p.workspaceName },
+      clientName: p.clientName,
+      expiresAt: p.expiresAt.toISOString(),
+      hasLogin: p.passwordHash !== null,
+    };
+  },
+});
 
 /**
  * POST /api/auth/invitations/{token}/accept: joins the workspace with the invited role (and the
@@ -104,10 +108,14 @@ export async function previewInvitation(ctx: Pick<LoginCtx, 'sql' | 'now'>, raw:
  * password here; someone who already has a login proves it with their current password (403
  * `wrong_password`; their password is never replaced by an invitation). The link works once.
  */
-export async function acceptInvitation(ctx: LoginCtx, raw: unknown): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
-  const input = parseInput(acceptInvitationInput, raw);
-  return ctx.sql.begin(async (t) => {
-    const sql = t as unknown as Db;
+export const acceptInvitation = definePublicOp({
+  name: 'auth.invitation.accept',
+  input: acceptInvitationInput,
+  // the result carries the new session's secret, which the door sets as the cookie (the body is its `info`)
+  output: null,
+  tx: true,
+  run: async (ctx: LoginCtx, input): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> => {
+    const { sql } = ctx;
     const now = ctx.now();
     const inv = await pending(sql, input.token, now, true);
     if (inv.identityKind === 'agent') throw conflict('address_taken', undefined, 'This address belongs to an agent account.');
@@ -129,6 +137,6 @@ export async function acceptInvitation(ctx: LoginCtx, raw: unknown): Promise<{ s
     // invited back after a deactivation: the invitation is the Owner's or Admin's word that they return
     await sql`update memberships set deactivated_at = null, deactivated_by = null where workspace_id = ${inv.workspaceId} and identity_id = ${identityId}`;
     await sql`update invitations set accepted_at = ${now}, accepted_by = ${identityId} where id = ${inv.id}`;
-    return openSession({ ...ctx, sql }, identityId);
-  }) as Promise<{ secret: string; expiresAt: Date; info: SessionInfo }>;
-}
+    return openSession(ctx, identityId);
+  },
+});

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
 import { forbidden, notFound, unauthenticated } from '../errors.ts';
-import { parseInput } from '../validation.ts';
+import { definePublicOp } from '../operation.ts';
 import type { GuardedBy } from './login-guard.ts';
 import { scopes, type Principal, type Role } from './principal.ts';
+import { reauthSchema } from './schema.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
 
 export const loginInput = z.object({
@@ -46,18 +47,26 @@ export interface LoginCtx {
   guard?: GuardedBy;
 }
 
-/** POST /api/auth/login: a password login opens a session; the login also counts as a re-authentication. */
-export async function login(ctx: LoginCtx, raw: unknown): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> {
-  const { sql, guard } = ctx;
-  const input = parseInput(loginInput, raw);
-  await guard?.guard.attempt(input.email, guard.address);
-  const [who] = await sql<{ id: string; password_hash: string | null }[]>`
-    select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
-  const ok = await verifyPassword(input.password, who?.password_hash ?? null);
-  if (!who || !ok) throw unauthenticated('The email or password is wrong.');
-  await guard?.guard.succeeded(input.email, guard.address);
-  return openSession(ctx, who.id);
-}
+/**
+ * POST /api/auth/login: a password login opens a session; the login also counts as a
+ * re-authentication. The result carries the session's secret, which the door sets as the cookie
+ * (the body is its `info`), so `output` is left to the door.
+ */
+export const login = definePublicOp({
+  name: 'auth.login',
+  input: loginInput,
+  output: null,
+  run: async (ctx: LoginCtx, input): Promise<{ secret: string; expiresAt: Date; info: SessionInfo }> => {
+    const { sql, guard } = ctx;
+    await guard?.guard.attempt(input.email, guard.address);
+    const [who] = await sql<{ id: string; password_hash: string | null }[]>`
+      select id, password_hash from identities where lower(email) = lower(${input.email}) and kind = 'person'`;
+    const ok = await verifyPassword(input.password, who?.password_hash ?? null);
+    if (!who || !ok) throw unauthenticated('The email or password is wrong.');
+    await guard?.guard.succeeded(input.email, guard.address);
+    return openSession(ctx, who.id);
+  },
+});
 
 /** A new browser session for a person who just proved who they are (a login, an accepted invitation); it counts as a re-authentication. */
 export async function openSession(
@@ -110,22 +119,26 @@ export async function currentSession(ctx: SessionCtx): Promise<SessionInfo> {
  * Throttled like login and counted against the same email key, so a stolen session cookie
  * cannot be used to guess the password either.
  */
-export async function reauthenticate(ctx: SessionCtx, raw: unknown): Promise<{ ok: true; reauthAt: string }> {
-  const { sql, session, guard } = ctx;
-  const now = ctx.now();
-  const input = parseInput(reauthInput, raw);
-  const [who] = await sql<{ email: string | null; password_hash: string | null }[]>`
-    select email, password_hash from identities where id = ${session.identityId}`;
-  // a person without an email (not one who can log in) is still throttled, by identity
-  const key = who?.email ?? session.identityId;
-  await guard?.guard.attempt(key, guard.address);
-  if (!(await verifyPassword(input.password, who?.password_hash ?? null))) {
-    throw forbidden('wrong_password', undefined, 'The password is wrong.');
-  }
-  await guard?.guard.succeeded(key, guard.address);
-  await sql`update sessions set reauth_at = ${now} where id = ${session.id}`;
-  return { ok: true, reauthAt: now.toISOString() };
-}
+export const reauthenticate = definePublicOp({
+  name: 'auth.reauthenticate',
+  input: reauthInput,
+  output: reauthSchema,
+  run: async (ctx: SessionCtx, input): Promise<{ ok: true; reauthAt: string }> => {
+    const { sql, session, guard } = ctx;
+    const now = ctx.now();
+    const [who] = await sql<{ email: string | null; password_hash: string | null }[]>`
+      select email, password_hash from identities where id = ${session.identityId}`;
+    // a person without an email (not one who can log in) is still throttled, by identity
+    const key = who?.email ?? session.identityId;
+    await guard?.guard.attempt(key, guard.address);
+    if (!(await verifyPassword(input.password, who?.password_hash ?? null))) {
+      throw forbidden('wrong_password', undefined, 'The password is wrong.');
+    }
+    await guard?.guard.succeeded(key, guard.address);
+    await sql`update sessions set reauth_at = ${now} where id = ${session.id}`;
+    return { ok: true, reauthAt: now.toISOString() };
+  },
+});
 
 /** POST /api/auth/logout: the session ends. */
 export async function logout(ctx: SessionCtx): Promise<{ ok: true }> {

@@ -4,6 +4,7 @@ import { assertCsrf } from '../../core/auth/csrf.ts';
 import { isSameOriginPost } from '../../core/auth/origin.ts';
 import { findSession, login, type Session } from '../../core/auth/sessions.ts';
 import { clockOf } from '../../core/ctx.ts';
+import { runPublicOp } from '../../core/operation.ts';
 import { toAppError } from '../../core/failures.ts';
 import type { Services } from '../../core/services.ts';
 import { SESSION_COOKIE } from '../middleware/auth.ts';
@@ -64,7 +65,8 @@ export function signInRoute(router: Router, body: Koa.Middleware, services: Serv
     if (!checkPost(ctx, null, form)) return;
     const next = safeNext(first(form, 'next'));
     try {
-      const { secret, expiresAt } = await login(
+      const { secret, expiresAt } = await runPublicOp(
+        login,
         {
           sql: services.sql,
           now: clockOf(services),

@@ -1,4 +1,4 @@
-import { currentSession, loginInput, reauthenticate, reauthInput, type SessionCtx } from '../../core/auth/sessions.ts';
+import { currentSession, login, loginInput, reauthenticate, reauthInput, type SessionCtx } from '../../core/auth/sessions.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import { sessionCtxOf, signIn, signOut } from '../../web/session.ts';
 import type { AppContext, AppDeps } from '../context.ts';
@@ -6,6 +6,7 @@ import { cookieSession } from '../middleware/auth.ts';
 import { defineRoute } from '../route-table.ts';
 import { reauthSchema, sessionInfoSchema } from '../../core/auth/schema.ts';
 import { okSchema } from '../../core/response-schema.ts';
+import { runPublicOp } from '../../core/operation.ts';
 
 // the cookie and the login throttle are the shared web layer's (src/web/session.ts), here for the invitation routes
 export { guardOf, setSessionCookie } from '../../web/session.ts';
@@ -23,6 +24,7 @@ export const sessionRoutes = [
     method: 'POST',
     path: '/login',
     action: 'public',
+    publicOp: login,
     input: { body: loginInput },
     output: sessionInfoSchema,
     handler: async ({ ctx, deps }) => {
@@ -33,10 +35,11 @@ export const sessionRoutes = [
     method: 'POST',
     path: '/reauth',
     action: 'cookie',
+    publicOp: reauthenticate,
     input: { body: reauthInput },
     output: reauthSchema,
     handler: async ({ ctx, deps }) => {
-      ctx.body = await reauthenticate(await sessionCtx(deps, ctx), ctx.request.body);
+      ctx.body = await runPublicOp(reauthenticate, await sessionCtx(deps, ctx), ctx.request.body);
     },
   }),
   defineRoute({
