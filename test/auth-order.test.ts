@@ -67,7 +67,6 @@ const sessionOnly: Case[] = [
   { method: 'POST', path: '/time/tickets/X-1/reattribute', field: 'id' },
   { method: 'POST', path: '/periods/not-a-uuid/close', field: 'id' },
   { method: 'POST', path: '/periods/not-a-uuid/reopen', field: 'id' },
-  { method: 'PUT', path: '/projects/not-a-uuid/members/also-not/category', body: { categoryId: null }, field: 'projectId' },
 ];
 
 /** Administration (issue 22): a token without the admin scope is refused before the id is read; a session or an admin token reach it. */
@@ -75,6 +74,7 @@ const adminScoped: Case[] = [
   { method: 'PATCH', path: '/members/not-a-uuid', body: { timezone: 'UTC' }, field: 'identityId' },
   { method: 'POST', path: '/members/not-a-uuid/deactivate', field: 'identityId' },
   { method: 'POST', path: '/invitations/not-a-uuid/resend', field: 'id' },
+  { method: 'PUT', path: '/projects/not-a-uuid/members/also-not/category', body: { categoryId: null }, field: 'projectId' },
 ];
 
 describe('credential before path id', () => {
