@@ -12,7 +12,8 @@ import { cleanEnv, runToEnd } from './helpers/spawn.ts';
  * delivered timesheets through the public interfaces only — no SQL write, no demo seed. A real
  * SMTP server receives every email (the invitation links are read from it), a real graphile-worker
  * runs every job. The first test drives the set-up through REST, the second through the CLI as far
- * as the CLI reaches (REST for the rest).
+ * as the CLI reaches: every administrative step has a wt command; what a browser does (accepting an
+ * invitation) and the daily work (tickets, time) stay REST's.
  *
  * The first Owner comes in through `wt workspace create --owner` (an emailed invitation): before it,
  * an empty workspace had no one to run `wt invite` as, and `wt user create --role owner --password`
@@ -126,20 +127,35 @@ async function setRecipients(a: Agency, domain: string, clientUserEmail: string)
       { email: `old@acme.${domain}`, optedOut: true },
     ],
   });
-  expect(acme.recipients.map((r: any) => r.email)).toEqual([`ap@acme.${domain}`, `cfo@acme.${domain}`, `old@acme.${domain}`]);
   const globex = await a.admin.call('PUT', `/clients/${a.globex.id}/recipients`, {
     recipients: [{ identityId: a.clientUser.identityId }, { email: `accounts@globex.${domain}` }],
   });
+  expectRecipients(a, domain, clientUserEmail, acme, globex);
+}
+
+/** The recipients either door set: Acme's in the order given, Globex's client user linked to their login. */
+function expectRecipients(a: Agency, domain: string, clientUserEmail: string, acme: any, globex: any) {
+  expect(acme.recipients.map((r: any) => r.email)).toEqual([`ap@acme.${domain}`, `cfo@acme.${domain}`, `old@acme.${domain}`]);
   expect(globex.recipients).toEqual([
     expect.objectContaining({ email: clientUserEmail, identityId: a.clientUser.identityId, optedOut: false }),
     expect.objectContaining({ email: `accounts@globex.${domain}`, identityId: null }),
   ]);
 }
 
+/** How a period is opened and closed: REST by default (the CLI variant passes wt period open|close). */
+interface PeriodDoor {
+  open: (periodStart: string) => Promise<any>;
+  close: (period: { id: string; periodStart: string }) => Promise<any>;
+}
+const restPeriods = (a: Agency): PeriodDoor => ({
+  open: (periodStart) => a.owner.call('POST', '/periods', { periodStart }),
+  close: (period) => a.owner.call('POST', `/periods/${period.id}/close`, {}),
+});
+
 /**
- * The work and the billing, all through REST: categories and memberships are already set; a
- * period opened for last month, tickets by a member and the client user, time by the member and
- * the admin, the period closed, billed by `bill`, and each timesheet delivered.
+ * The work and the billing: categories and memberships are already set; a period opened for last
+ * month (through `periods`), tickets by a member and the client user, time by the member and the
+ * admin (REST), the period closed, billed by `bill`, and each timesheet delivered.
  */
 async function workAndBill(
   a: Agency,
@@ -147,9 +163,10 @@ async function workAndBill(
   clientUserEmail: string,
   categories: { development: string; design: string },
   bill: (periodId: string) => Promise<string>,
+  periods: PeriodDoor = restPeriods(a),
 ) {
   const month = lastMonth();
-  const period = await a.owner.call('POST', '/periods', { periodStart: month.start });
+  const period = await periods.open(month.start);
   expect(period).toMatchObject({ periodStart: month.start, closedAt: null });
 
   // tickets: the member's in both projects, the client user's in the project their client collaborates on
@@ -170,7 +187,7 @@ async function workAndBill(
   await log(a.member, appTicket.id, 5, 60);
   await log(a.admin, appTicket.id, 6, 45);
 
-  const closed = await a.owner.call('POST', `/periods/${period.id}/close`, {});
+  const closed = await periods.close(period);
   expect(closed.closedAt).not.toBeNull();
   const runId = await bill(period.id);
 
@@ -358,7 +375,7 @@ describe('an agency sets itself up from an empty workspace', () => {
 
 describe('the same set-up through the CLI', () => {
   it(
-    'wt workspace create --owner, wt invite, wt client create, wt project create, wt member set, wt billing run; REST where the CLI has no command',
+    'wt workspace create --owner, settings set, invite, client create, category create, project create, member set, project member set, client recipients set, period open|close, billing run; REST only where a browser or daily work would be',
     { timeout: 240_000 },
     async () => {
       const slug = `agency-cli-${Date.now().toString(36)}`;
@@ -368,6 +385,12 @@ describe('the same set-up through the CLI', () => {
       await wt('workspace', 'create', '--slug', slug, '--name', 'Agentur Süd', '--owner', ownerEmail, '--owner-name', 'Olga Owner');
       const owner = await acceptInvitation(slug, ownerEmail);
 
+      // the workspace's settings: what the invitations are sent with
+      const settings = JSON.parse(
+        await wt('settings', 'set', ...ws, '--timezone', 'Europe/Berlin', '--weekly-target', '2400', '--mail-from-name', 'Agentur Süd'),
+      );
+      expect(settings).toMatchObject({ defaultTimezone: 'Europe/Berlin', defaultWeeklyTargetMinutes: 2400, mailFromName: 'Agentur Süd', mailReplyTo: null });
+
       // people: invited from the command line; the links are accepted where a browser would (REST)
       const adminEmail = `ada@${domain}`;
       const memberEmail = `max@${domain}`;
@@ -375,6 +398,7 @@ describe('the same set-up through the CLI', () => {
       await wt('invite', ...ws, '--email', memberEmail, '--name', 'Max Member', '--role', 'member');
       const admin = await acceptInvitation(slug, adminEmail);
       const member = await acceptInvitation(slug, memberEmail);
+      expect(smtp.messagesTo(adminEmail)[0]!.headers.get('from')).toMatchObject({ value: [{ name: 'Agentur Süd' }] });
 
       // clients and projects from the command line
       const acme = JSON.parse(await wt('client', 'create', ...ws, '--name', 'Acme GmbH', '--code', 'acme', '--locale', 'de-de', '--layout', 'project'));
@@ -384,9 +408,11 @@ describe('the same set-up through the CLI', () => {
       const appProject = JSON.parse(await wt('project', 'create', ...ws, '--key', 'APP', '--name', 'Mobile app', '--client', 'GLX', '--as', adminEmail));
       expect([web.key, web.collaboratorIds, appProject.key, appProject.billingClientId]).toEqual(['WEB', [globex.id], 'APP', globex.id]);
 
-      // no wt command creates a category: REST; then wt member set gives each staff member their default
-      const development = await admin.call('POST', '/categories', { name: 'Development' });
-      const design = await admin.call('POST', '/categories', { name: 'Design' });
+      // categories, then wt member set gives each staff member their default
+      const development = JSON.parse(await wt('category', 'create', ...ws, '--name', 'Development', '--as', adminEmail));
+      const design = JSON.parse(await wt('category', 'create', ...ws, '--name', 'Design'));
+      expect([development.name, design.name]).toEqual(['Development', 'Design']);
+      expect((await wt('category', 'list', ...ws)).trim().split('\n')).toEqual(['Design', 'Development']);
       for (const email of [memberEmail, adminEmail]) {
         expect(JSON.parse(await wt('member', 'set', ...ws, '--email', email, '--category', 'development', '--timezone', 'Europe/Berlin'))).toMatchObject({
           categoryId: development.id,
@@ -394,31 +420,99 @@ describe('the same set-up through the CLI', () => {
         });
       }
 
-      // no wt command sets project members: REST
-      await admin.call('PUT', `/projects/${web.id}/members/${member.identityId}`, { access: 'full' });
-      await admin.call('PUT', `/projects/${appProject.id}/members/${member.identityId}`, { access: 'full' });
-      await admin.call('PUT', `/projects/${appProject.id}/members/${admin.identityId}`, { access: 'limited', manager: true, categoryId: design.id });
+      // project members
+      await wt('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', memberEmail, '--access', 'full');
+      await wt('project', 'member', 'set', ...ws, '--project', 'app', '--email', memberEmail, '--access', 'full');
+      expect(
+        JSON.parse(
+          await wt('project', 'member', 'set', ...ws, '--project', 'APP', '--email', adminEmail, '--access', 'limited', '--manager', '--category', 'Design'),
+        ),
+      ).toMatchObject({ identityId: admin.identityId, access: 'limited', manager: true, categoryId: design.id });
+      const members = await admin.call('GET', `/projects/${appProject.id}/members`);
+      expect(members.members.map((m: any) => [m.name, m.access, m.manager, m.categoryId])).toEqual([
+        ['Ada Admin', 'limited', true, design.id],
+        ['Max Member', 'full', false, null],
+      ]);
 
       // the client user, invited from the command line
       const clientEmail = `carla@globex.${domain}`;
       await wt('invite', ...ws, '--email', clientEmail, '--name', 'Carla Client', '--role', 'client', '--client', 'GLX');
       const clientUser = await acceptInvitation(slug, clientEmail);
 
-      // no wt command sets billing recipients: REST
+      // billing recipients: Acme's addresses in order (the last opted out), Globex's client user and its accounts address
       const agency: Agency = { slug, owner, admin, member, clientUser, acme, globex, web, app: appProject };
-      await setRecipients(agency, domain, clientEmail);
+      const acmeRecipients = JSON.parse(
+        await wt(
+          'client',
+          'recipients',
+          'set',
+          ...ws,
+          '--client',
+          'ACME',
+          '--recipient',
+          `ap@acme.${domain},Accounts payable`,
+          '--recipient',
+          `cfo@acme.${domain},Claudia Finanz`,
+          '--opted-out',
+          `old@acme.${domain}`,
+        ),
+      );
+      const globexRecipients = JSON.parse(
+        await wt(
+          'client',
+          'recipients',
+          'set',
+          ...ws,
+          '--client',
+          'glx',
+          '--client-user',
+          clientEmail,
+          '--recipient',
+          `accounts@globex.${domain}`,
+          '--as',
+          adminEmail,
+        ),
+      );
+      expectRecipients(agency, domain, clientEmail, acmeRecipients, globexRecipients);
+      expect(acmeRecipients.recipients.map((r: any) => [r.name, r.optedOut])).toEqual([
+        ['Accounts payable', false],
+        ['Claudia Finanz', false],
+        [null, true],
+      ]);
 
-      // periods, tickets and time are REST's (the CLI is for provisioning); the period is billed with wt billing run
-      await workAndBill(agency, domain, clientEmail, { development: development.id, design: design.id }, async () => {
-        const started = JSON.parse(await wt('billing', 'run', ...ws, '--period', lastMonth().month));
-        expect(started).toMatchObject({ dryRun: false });
-        return started.id;
-      });
+      // the period opened and closed from the command line; tickets and time are REST's (daily work, not
+      // provisioning); the period is billed with wt billing run
+      const cliPeriods: PeriodDoor = {
+        open: async (periodStart) => JSON.parse(await wt('period', 'open', ...ws, '--start', periodStart)),
+        close: async (period) => JSON.parse(await wt('period', 'close', ...ws, '--period', period.periodStart.slice(0, 7))),
+      };
+      await workAndBill(
+        agency,
+        domain,
+        clientEmail,
+        { development: development.id, design: design.id },
+        async () => {
+          const started = JSON.parse(await wt('billing', 'run', ...ws, '--period', lastMonth().month));
+          expect(started).toMatchObject({ dryRun: false });
+          return started.id;
+        },
+        cliPeriods,
+      );
 
       const audit = await app.db.sql<{ action: string; door: string }[]>`
       select a.action, a.door from ops_audit a join workspaces w on w.id = a.workspace_id
       where w.slug = ${slug} and a.outcome = 'succeeded' and a.door = 'cli' order by a.at, a.id`;
-      expect(audit.map((r) => r.action)).toEqual(expect.arrayContaining(['invitation.create', 'clients.create', 'projects.create']));
+      expect(audit.map((r) => r.action)).toEqual(
+        expect.arrayContaining([
+          'settings.update',
+          'invitation.create',
+          'clients.create',
+          'projects.create',
+          'categories.create',
+          'projects.members.set',
+          'clients.recipients.set',
+        ]),
+      );
     },
   );
 });
