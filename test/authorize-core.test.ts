@@ -1,6 +1,6 @@
 import { runOp } from '../src/core/operation.ts';
 import { randomUUID } from 'node:crypto';
-import { getRun, listRuns } from '../src/core/billing/list.ts';
+import { getRun, listRunEntries, listRuns } from '../src/core/billing/list.ts';
 import { startRun } from '../src/core/billing/start.ts';
 import { voidRun } from '../src/core/billing/void.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ import type { Ctx } from '../src/core/ctx.ts';
 import { downloadDocument } from '../src/core/documents/download.ts';
 import { listDocumentGrants, setDocumentGrant } from '../src/core/documents/grants.ts';
 import { listDocuments } from '../src/core/documents/list.ts';
+import { listDownloadableDocuments } from '../src/core/documents/resources.ts';
 import { listIntakeMessages } from '../src/core/mail/intake/log.ts';
 import { requestPoll } from '../src/core/mail/intake/schedule.ts';
 import { deleteMailbox, getMailbox, setMailbox } from '../src/core/mail/intake/settings.ts';
@@ -240,10 +241,10 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'rates.list': (ctx) => runOp(listRates, ctx, {}),
   'rates.replace': (ctx) => runOp(replaceRates, ctx, { rates: [] }),
   'people.list': (ctx) => runOp(listPeople, ctx, {}),
-  'billing.runs.create': (ctx) => startRun(ctx, { periodId: randomUUID() }),
-  'billing.runs.list': (ctx) => listRuns(ctx, {}),
-  'billing.runs.read': (ctx) => getRun(ctx, { runId: randomUUID() }),
-  'billing.runs.void': (ctx) => voidRun(ctx, { runId: randomUUID(), reason: 'probe' }),
+  'billing.runs.create': (ctx) => runOp(startRun, ctx, { periodId: randomUUID() }),
+  'billing.runs.list': (ctx) => runOp(listRuns, ctx, {}),
+  'billing.runs.read': (ctx) => Promise.all([runOp(getRun, ctx, { id: randomUUID() }), runOp(listRunEntries, ctx, { id: randomUUID() })]),
+  'billing.runs.void': (ctx) => runOp(voidRun, ctx, { id: randomUUID(), reason: 'probe' }),
   'tickets.list': (ctx) => runOp(listTickets, ctx, {}),
   'tickets.read': (ctx) => runOp(readTicketPage, ctx, { ref: w.ticket.humanId }),
   'tickets.create': (ctx) => runOp(createTicket, ctx, { projectId: w.projectId, title: 'x' }),
@@ -276,15 +277,15 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'board.read': (ctx) => Promise.all([runOp(getBoard, ctx, {}), runOp(getBoardColumn, ctx, { stateId: w.stateId })]),
   'mywork.read': (ctx) => runOp(getMyWork, ctx, {}),
   'changes.list': (ctx) => runOp(listChanges, ctx, {}),
-  'documents.list': (ctx) => listDocuments(ctx, {}),
-  'documents.download': (ctx) => downloadDocument(ctx, { documentId: randomUUID() }),
-  'documents.grants.list': (ctx) => listDocumentGrants(ctx, { clientId: w.clientId }),
-  'documents.grants.set': (ctx) => setDocumentGrant(ctx, { clientId: w.clientId, identityId: w.member.id, granted: false }),
-  'documents.resend': (ctx) => resendDelivery(ctx, { documentId: randomUUID(), deliveryId: randomUUID() }),
-  'banks.list': (ctx) => Promise.all([listBanks(ctx), listClientBanks(ctx, { clientId: w.clientId })]),
-  'banks.create': (ctx) => createBank(ctx, { clientId: w.clientId, name: 'probe' }),
-  'banks.deposit': (ctx) => depositToBank(ctx, { bankId: randomUUID(), minutes: 60, depositedOn: '2026-03-10' }),
-  'banks.balances': (ctx) => getBankBalances(ctx, {}),
+  'documents.list': (ctx) => Promise.all([runOp(listDocuments, ctx, {}), runOp(listDownloadableDocuments, ctx, {})]),
+  'documents.download': (ctx) => runOp(downloadDocument, ctx, { id: randomUUID() }),
+  'documents.grants.list': (ctx) => runOp(listDocumentGrants, ctx, { id: w.clientId }),
+  'documents.grants.set': (ctx) => runOp(setDocumentGrant, ctx, { id: w.clientId, identityId: w.member.id, granted: false }),
+  'documents.resend': (ctx) => runOp(resendDelivery, ctx, { id: randomUUID(), deliveryId: randomUUID() }),
+  'banks.list': (ctx) => Promise.all([runOp(listBanks, ctx, {}), runOp(listClientBanks, ctx, { id: w.clientId })]),
+  'banks.create': (ctx) => runOp(createBank, ctx, { clientId: w.clientId, name: 'probe' }),
+  'banks.deposit': (ctx) => runOp(depositToBank, ctx, { id: randomUUID(), minutes: 60, depositedOn: '2026-03-10' }),
+  'banks.balances': (ctx) => runOp(getBankBalances, ctx, {}),
   'context.pack': (ctx) => runOp(getContextPack, ctx, {}),
   'time.list': (ctx) => runOp(listTime, ctx, { from: '2026-03-09', to: '2026-03-15' }),
   'time.log': (ctx) => runOp(logTime, ctx, { ticketId: w.ticket.id, spentOn: '2026-03-10', minutes: 5 }),
@@ -302,14 +303,18 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'categories.delete': (ctx) => runOp(deleteCategory, ctx, { id: randomUUID() }),
   'categories.assign': (ctx) => runOp(setProjectCategory, ctx, { projectId: w.projectId, identityId: w.member.id, categoryId: null }),
   'members.update': (ctx) => runOp(updateMemberSettings, ctx, { identityId: w.member.id }),
-  'mailbox.read': (ctx) => getMailbox(ctx),
+  'mailbox.read': (ctx) => runOp(getMailbox, ctx, {}),
   'mailbox.write': (ctx) =>
     Promise.all([
-      setMailbox(ctx, { host: 'imap.example.test', port: 993, secure: true, user: 'probe' }, null, createOutboundGuard({ allowLoopback: false })),
-      deleteMailbox(ctx),
+      runOp(
+        setMailbox,
+        { ...ctx, mailbox: { secrets: null, outbound: createOutboundGuard({ allowLoopback: false }) } },
+        { host: 'imap.example.test', port: 993, secure: true, user: 'probe' },
+      ),
+      runOp(deleteMailbox, ctx, {}),
     ]),
-  'mailbox.poll': (ctx) => requestPoll(ctx),
-  'mailbox.messages': (ctx) => listIntakeMessages(ctx, {}),
+  'mailbox.poll': (ctx) => runOp(requestPoll, ctx, {}),
+  'mailbox.messages': (ctx) => runOp(listIntakeMessages, ctx, {}),
   'ops.read': (ctx) => runOp(queueCounts, ctx, {}),
   'ops.act': (ctx) => runOp(retryJob, ctx, { jobId: '1' }),
   'ops.destroy': (ctx) => runOp(opsVoidRun, ctx, { runId: randomUUID(), reason: 'probe' }),
