@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { dateTimeOut, describing, uuidOut } from '../response-schema.ts';
-import { roles, scopes, type Scope } from './principal.ts';
-import type { SessionInfo } from './sessions.ts';
+import { roles, scopes, type Role, type Scope } from './principal.ts';
+
+/** Who a browser session is and where they may go: the body of login, GET /api/auth/session and an accepted invitation. */
+export interface SessionInfo {
+  identityId: string;
+  name: string;
+  email: string | null;
+  workspaces: { slug: string; name: string; role: Role }[];
+  csrfToken: string;
+}
 
 /** Response schemas of the browser session (/api/auth) and API tokens (/tokens). */
 

@@ -4,7 +4,7 @@ import { forbidden, notFound, unauthenticated } from '../errors.ts';
 import { definePublicOp } from '../operation.ts';
 import type { GuardedBy } from './login-guard.ts';
 import { scopes, type Principal, type Role } from './principal.ts';
-import { reauthSchema } from './schema.ts';
+import { reauthSchema, type SessionInfo } from './schema.ts';
 import { newOpaqueSecret, sha256, verifyPassword } from './secrets.ts';
 
 export const loginInput = z.object({
@@ -21,13 +21,7 @@ export interface Session {
   expiresAt: Date;
 }
 
-export interface SessionInfo {
-  identityId: string;
-  name: string;
-  email: string | null;
-  workspaces: { slug: string; name: string; role: Role }[];
-  csrfToken: string;
-}
+export type { SessionInfo } from './schema.ts';
 
 async function sessionInfo(sql: Db, identityId: string, csrfToken: string): Promise<SessionInfo> {
   const [who] = await sql<{ name: string; email: string | null }[]>`select name, email from identities where id = ${identityId}`;
