@@ -41,7 +41,6 @@ export interface OperationAudit<I, R> {
 }
 
 /** Any operation, whatever its input and result (what a door's table holds). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<any, any>;
 export type OperationInput<O extends AnyOperation> = z.input<O['input']>;
 export type OperationResult<O extends AnyOperation> = Awaited<ReturnType<O['run']>>;
