@@ -238,6 +238,68 @@ it('adds a workflow label', async () => {
   expect((await get('/workflow')).states.map((s: { key: string }) => s.key)).not.toContain('waiting_on_client');
 }, 60_000);
 
+it('changes the workspace’s settings on the Settings page, read back through REST', async () => {
+  await page.goto(`${app.base}/ops/setup/people`);
+  await page.getByRole('navigation', { name: 'Setup' }).getByRole('link', { name: 'Settings' }).click();
+  await page.waitForURL('**/ops/setup/settings');
+  expect(await page.getByRole('navigation', { name: 'Setup' }).getByRole('link', { name: 'Settings' }).getAttribute('aria-current')).toBe('page');
+  const before = await get('/settings');
+  expect(await page.getByLabel(/^Name/).inputValue()).toBe(before.name);
+  await page.getByLabel(/^Sender name of emails/).fill('Acme <Agency> & Co');
+  await page.getByLabel(/^Reply-To/).fill('office@agency.test');
+  await page.getByLabel(/^Default weekly target/).fill('38.5');
+  await submit(page, page.getByRole('button', { name: 'Save settings' }));
+  expect(await notice()).toContain('The settings are saved.');
+  expect(await get('/settings')).toMatchObject({
+    name: before.name,
+    defaultTimezone: before.defaultTimezone,
+    defaultWeeklyTargetMinutes: 2310,
+    mailFromName: 'Acme <Agency> & Co',
+    mailReplyTo: 'office@agency.test',
+  });
+  // escaped: the value comes back as typed, no markup in the page
+  expect(await page.getByLabel(/^Sender name of emails/).inputValue()).toBe('Acme <Agency> & Co');
+  // the operation's rules hold in the form: an unknown time zone is refused, nothing changes
+  await page.getByLabel(/^Default time zone/).fill('Mars/Olympus');
+  await submit(page, page.getByRole('button', { name: 'Save settings' }));
+  expect(await page.getByRole('alert').textContent()).toContain('IANA time zone');
+  expect((await get('/settings')).defaultTimezone).toBe(before.defaultTimezone);
+  // emptied, the sender name goes back to the server's
+  await page.goto(`${app.base}/ops/setup/settings`);
+  await page.getByLabel(/^Sender name of emails/).fill('');
+  await submit(page, page.getByRole('button', { name: 'Save settings' }));
+  expect((await get('/settings')).mailFromName).toBeNull();
+  await page.getByLabel(/^Sender name of emails/).fill('Agency team');
+  await submit(page, page.getByRole('button', { name: 'Save settings' }));
+  expect((await get('/settings')).mailFromName).toBe('Agency team');
+  await checkBothSizes(page, 'ops-setup-settings');
+}, 60_000);
+
+it('sets a member’s time zone, weekly target and category on their page, read back through REST', async () => {
+  await page.goto(`${app.base}/ops/setup/people`);
+  await submit(page, page.getByRole('table', { name: 'People of the workspace' }).getByRole('link', { name: 'Mia <b>Member</b>' }));
+  await page.waitForURL(`**/ops/setup/people/${memberId}`);
+  await page.getByLabel(/^Time zone/).fill('America/New_York');
+  await page.getByLabel(/^Weekly target/).fill('20');
+  await page.getByLabel('Default category').selectOption(categoryId);
+  await submit(page, page.getByRole('button', { name: 'Save time settings' }));
+  expect(await notice()).toContain('The time settings of Mia <b>Member</b> are saved.');
+  expect(await page.locator('main b').count()).toBe(0);
+  const week = await get(`/time?from=2026-01-05&to=2026-01-11&userId=${memberId}`);
+  expect(week).toMatchObject({ userId: memberId, timezone: 'America/New_York', expectedWeekMinutes: 1200 });
+  // the default category has no REST read of its own: the membership row holds it
+  const [membership] = await app.db.sql`select category_id from memberships where identity_id = ${memberId}`;
+  expect(membership!.category_id).toBe(categoryId);
+  expect(await page.getByLabel(/^Time zone/).inputValue()).toBe('America/New_York');
+  // refused by the operation, shown in the page, nothing changed
+  await page.getByLabel(/^Time zone/).fill('Nowhere/Else');
+  await submit(page, page.getByRole('button', { name: 'Save time settings' }));
+  expect(await page.getByRole('alert').textContent()).toContain('IANA timezone');
+  expect((await get(`/time?from=2026-01-05&to=2026-01-11&userId=${memberId}`)).timezone).toBe('America/New_York');
+  await page.goto(`${app.base}/ops/setup/people/${memberId}`);
+  await checkBothSizes(page, 'ops-setup-member');
+}, 60_000);
+
 it('names every write on the audit page with the console’s door', async () => {
   await page.goto(`${app.base}/ops/audit`);
   const rows = await page.locator('tbody tr').allTextContents();
@@ -256,6 +318,7 @@ it('names every write on the audit page with the console’s door', async () => 
     'projects.create',
     'projects.members.set',
     'workflow.labels.create',
+    'settings.update',
   ]) {
     expect(
       rows.some((r) => r.includes(action) && r.includes('console') && r.includes('succeeded')),

@@ -14,6 +14,7 @@ const PARTS = [
   ['projects', 'Projects'],
   ['categories', 'Categories'],
   ['workflow', 'Workflow'],
+  ['settings', 'Settings'],
 ] as const;
 
 /** A Setup page: the console's shell, section `setup`, with the parts of Setup as a second navigation. */
@@ -75,3 +76,9 @@ export const idOrNull = (v: string | undefined): string | null => (v && v.trim()
 
 /** A checkbox: present when ticked. */
 export const ticked = (v: string | undefined): boolean => v === 'on' || v === 'true';
+
+/** A weekly target typed in hours ('' is none), as the operations' minutes; what is not a number stays NaN for the operation to refuse. */
+export const hoursAsMinutes = (v: string | undefined): number | null => (v === undefined || v.trim() === '' ? null : Math.round(Number(v.trim()) * 60));
+
+/** Minutes as the hours a weekly-target field shows ('' for none). */
+export const minutesAsHours = (m: number | null): string => (m === null ? '' : String(Math.round((m / 60) * 100) / 100));

@@ -54,7 +54,8 @@ async function peoplePage(r: OpsRequest) {
         ? rowButton(r, '/ops/setup/people/reactivate', BACK, `Reactivate ${p.name}`, { identityId: p.id })
         : rowButton(r, '/ops/setup/people/deactivate', BACK, `Deactivate ${p.name}`, { identityId: p.id }, 'danger');
     return [
-      html`${p.name}`,
+      // a workspace user's time settings are on their own page; a client user keeps none
+      p.client ? html`${p.name}` : html`<a href="/ops/setup/people/${p.id}">${p.name}</a>`,
       html`${p.email ?? ''}`,
       html`${p.client ? p.client.name : html`<span class="muted">workspace</span>`}`,
       html`<span data-state>${p.deactivated ? 'deactivated' : 'active'}</span>`,
