@@ -92,7 +92,7 @@ export const FILTER_FIELDS: Record<string, string> = {
 };
 
 const personFilter = (ctx: Ctx, v: string | undefined, field: string) =>
-  v === undefined ? undefined : v.trim().toLowerCase() === 'none' ? 'none' : resolvePersonId(ctx, v, field);
+  v === undefined ? undefined : v.trim().toLowerCase() === 'none' ? 'none' : resolvePersonId(ctx, v, field, { history: true });
 
 /**
  * The filters as GET /tickets's query string (comma-separated ids), names resolved. Values are

@@ -23,11 +23,13 @@ interface Person {
 
 /**
  * A person of the workspace by id, email or exact name (case-insensitive), or `me` -> identity id.
- * Ids pass through (the operation checks them). An unknown email or name is 400 `unknown_person`;
+ * Ids pass through (the operation checks them). A deactivated member is not found (unknown, not a
+ * choice) unless `history` is set: no new assignee, mention or viewer may name them, while a
+ * filter over past work (tickets they were assigned, their time) still may. An unknown email or name is 400 `unknown_person`;
  * a name two people share is 400 `ambiguous_person` listing them. Choices list workspace users
  * (never client people) and only to workspace users: a client user does not learn who works here.
  */
-export async function resolvePersonId(ctx: Ctx, value: string, field: string): Promise<string> {
+export async function resolvePersonId(ctx: Ctx, value: string, field: string, opts: { history?: boolean } = {}): Promise<string> {
   const p = ctx.principal;
   if (fold(value) === 'me') return p.identityId;
   if (isUuid(value)) return value.toLowerCase();
@@ -36,13 +38,13 @@ export async function resolvePersonId(ctx: Ctx, value: string, field: string): P
   const byEmail = v.includes('@');
   const hits = await sql<Person[]>`
     select i.id, person_name(m.workspace_id, i.id, i.name) as name, i.email from memberships m join identities i on i.id = m.identity_id
-    where m.workspace_id = ${p.workspaceId}
+    where m.workspace_id = ${p.workspaceId} ${opts.history ? sql`` : sql`and m.deactivated_at is null`}
       and ${byEmail ? sql`lower(i.email) = ${v}` : sql`lower(regexp_replace(trim(person_name(m.workspace_id, i.id, i.name)), '\\s+', ' ', 'g')) = ${v}`}
     order by name, i.id
     limit ${MAX_CHOICES}`;
   if (hits.length === 1) return hits[0]!.id;
   if (hits.length > 1) throw ambiguousName('ambiguous_person', field, value, hits);
-  throw unknownName('unknown_person', field, value, isClientRole(p.role) ? [] : await staffChoices(ctx));
+  throw unknownName('unknown_person', field, value, isClientRole(p.role) ? [] : await staffChoices(ctx, opts));
 }
 
 /** Several people (mentions), in order. */
@@ -50,11 +52,11 @@ export async function resolvePersonIds(ctx: Ctx, values: readonly string[], fiel
   return Promise.all(values.map((v, i) => resolvePersonId(ctx, v, `${field}.${i}`)));
 }
 
-async function staffChoices(ctx: Ctx): Promise<Person[]> {
+async function staffChoices(ctx: Ctx, opts: { history?: boolean }): Promise<Person[]> {
   const { sql, principal: p } = ctx;
   return sql<Person[]>`
     select i.id, i.name, i.email from memberships m join identities i on i.id = m.identity_id
-    where m.workspace_id = ${p.workspaceId} and m.role in ('owner', 'admin', 'member', 'agent')
+    where m.workspace_id = ${p.workspaceId} and m.role in ('owner', 'admin', 'member', 'agent') ${opts.history ? sql`` : sql`and m.deactivated_at is null`}
     order by i.name, i.id
     limit ${MAX_CHOICES + 1}`;
 }

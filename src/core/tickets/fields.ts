@@ -70,28 +70,31 @@ export async function checkLabels(sql: Db, workspaceId: string, labelIds: string
 }
 
 /**
- * An assignee is a workspace user (owner, admin, member, agent) of the workspace, or an
- * elevated client user whose client bills or collaborates on the project. Nobody else.
+ * An assignee is an active workspace user (owner, admin, member, agent) of the workspace, or an
+ * elevated client user whose client bills or collaborates on the project. Nobody else: a
+ * deactivated member is refused like an unknown one, unless they are `current`, the ticket's
+ * assignee already (an edit that resends the field keeps them; history keeps their name).
  */
-export async function checkAssignee(sql: Db, workspaceId: string, identityId: string, projectId: string | null): Promise<void> {
-  const [m] = await sql<{ role: string; eligible: boolean }[]>`
-    select m.role,
-           m.role in ('owner', 'admin', 'member', 'agent')
-           or (m.role = 'client_elevated' and ${projectId}::uuid is not null
-               and exists (select 1 from projects p where p.id = ${projectId}::uuid and ${clientOnProject(sql, 'p', sql`m.client_id`)})) as eligible
-    from memberships m where m.workspace_id = ${workspaceId} and m.identity_id = ${identityId}`;
-  if (!m) throw unknownPerson('fieldValue', { field: 'assigneeId' });
+export async function checkAssignee(sql: Db, workspaceId: string, identityId: string, projectId: string | null, current?: string | null): Promise<void> {
+  const m = await assigneeRow(sql, workspaceId, identityId, projectId);
+  if (!m || (m.deactivated && identityId !== current)) throw unknownPerson('fieldValue', { field: 'assigneeId' });
   if (!m.eligible) throw invalid('assignee_ineligible', { field: 'assigneeId' }, 'This person cannot be assigned to a ticket of this project.');
 }
 
-/** Whether an identity may stay assigned to a ticket of the given project (see checkAssignee). */
+/** Whether an identity may stay assigned to a ticket of the given project (see checkAssignee; deactivation does not unassign). */
 export async function assigneeEligible(sql: Db, workspaceId: string, identityId: string, projectId: string | null): Promise<boolean> {
-  try {
-    await checkAssignee(sql, workspaceId, identityId, projectId);
-    return true;
-  } catch {
-    return false;
-  }
+  const m = await assigneeRow(sql, workspaceId, identityId, projectId);
+  return m?.eligible === true;
+}
+
+async function assigneeRow(sql: Db, workspaceId: string, identityId: string, projectId: string | null) {
+  const [m] = await sql<{ eligible: boolean; deactivated: boolean }[]>`
+    select m.role in ('owner', 'admin', 'member', 'agent')
+           or (m.role = 'client_elevated' and ${projectId}::uuid is not null
+               and exists (select 1 from projects p where p.id = ${projectId}::uuid and ${clientOnProject(sql, 'p', sql`m.client_id`)})) as eligible,
+           m.deactivated_at is not null as deactivated
+    from memberships m where m.workspace_id = ${workspaceId} and m.identity_id = ${identityId}`;
+  return m;
 }
 
 /**

@@ -44,7 +44,7 @@ export const moveTicket = defineOp({
 
       const billingClientId = await nextBillingClient(ctx, t, target, input);
       if (input.kindId) await resolveWorkflow(sql, t.workspaceId, { kindId: input.kindId });
-      if (input.assigneeId) await checkAssignee(sql, t.workspaceId, input.assigneeId, target.id);
+      if (input.assigneeId) await checkAssignee(sql, t.workspaceId, input.assigneeId, target.id, t.assigneeId);
       const assigneeId = input.assigneeId !== undefined ? input.assigneeId : await keptAssignee(ctx, t, target);
 
       const now = ctx.now();

@@ -120,7 +120,7 @@ async function validate(ctx: Ctx, t: TicketFacts, input: UpdateTicketFields, per
     throw forbidden('state_forbidden', { field: 'stateId' }, 'You may not move this ticket to that state.');
   }
   if (input.labelIds) await checkLabels(sql, ws, input.labelIds);
-  if (input.assigneeId) await checkAssignee(sql, ws, input.assigneeId, t.projectId);
+  if (input.assigneeId) await checkAssignee(sql, ws, input.assigneeId, t.projectId, t.assigneeId);
   if (input.billingClientId) await checkBillingClient(sql, ws, input.billingClientId, t.projectId, 'unknown_client');
   if (input.billingPolicy)
     await checkBillingBank(sql, ws, input.billingPolicy, input.billingClientId !== undefined ? input.billingClientId : t.billingClientId);

@@ -52,8 +52,9 @@ export interface PersonOnTicket {
 }
 
 /**
- * Looks up `ids` as members of the ticket's workspace. Unknown ids (no identity, or not a member
- * of this workspace) are 404 `unknown_person` with the first such `identityId`.
+ * Looks up `ids` as members of the ticket's workspace. Unknown ids (no identity, not a member of
+ * this workspace, or a deactivated member: nobody adds or mentions them) are 404 `unknown_person`
+ * with the first such `identityId`.
  */
 export async function peopleOnTicket(sql: Db, ticket: { id: string; workspaceId: string }, ids: readonly string[]): Promise<PersonOnTicket[]> {
   if (ids.length === 0) return [];
@@ -65,7 +66,8 @@ export async function peopleOnTicket(sql: Db, ticket: { id: string; workspaceId:
     join memberships m on m.workspace_id = t.workspace_id
     join identities i on i.id = m.identity_id
     left join clients c on c.id = m.client_id
-    where t.id = ${ticket.id} and m.workspace_id = ${ticket.workspaceId} and m.identity_id = any(${ids as string[]}::uuid[])`;
+    where t.id = ${ticket.id} and m.workspace_id = ${ticket.workspaceId} and m.identity_id = any(${ids as string[]}::uuid[])
+      and m.deactivated_at is null`;
   const byId = new Map(rows.map((r) => [r.identityId, r]));
   return ids.map((id) => {
     const person = byId.get(id);

@@ -101,7 +101,7 @@ export const getTimeEntriesTool = defineTool({
   fields: { userId: 'user', ticketId: 'ticket' },
   args: async (ctx, a) => {
     const [userId, ticketId] = await Promise.all([
-      a.user === undefined ? undefined : resolvePersonId(ctx, a.user, 'user'),
+      a.user === undefined ? undefined : resolvePersonId(ctx, a.user, 'user', { history: true }),
       a.ticket === undefined ? undefined : resolveTicketUuid(ctx, a.ticket, 'ticket'),
     ]);
     return defined({ from: a.from, to: a.to, userId, ticketId });
