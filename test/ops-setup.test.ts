@@ -296,7 +296,13 @@ it('sets a member’s time zone, weekly target and category on their page, read 
   await submit(page, page.getByRole('button', { name: 'Save time settings' }));
   expect(await page.getByRole('alert').textContent()).toContain('IANA timezone');
   expect((await get(`/time?from=2026-01-05&to=2026-01-11&userId=${memberId}`)).timezone).toBe('America/New_York');
+  // a target that is no whole quarter hour (set through REST) shows as 33.33 h and saves back unchanged
+  expect((await app.call('PATCH', api(`/members/${memberId}`), { session, body: { weeklyTargetMinutes: 2000 } })).status).toBe(200);
   await page.goto(`${app.base}/ops/setup/people/${memberId}`);
+  expect(await page.getByLabel(/^Weekly target/).inputValue()).toBe('33.33');
+  await submit(page, page.getByRole('button', { name: 'Save time settings' }));
+  expect(await notice()).toContain('are saved');
+  expect((await get(`/time?from=2026-01-05&to=2026-01-11&userId=${memberId}`)).expectedWeekMinutes).toBe(2000);
   await checkBothSizes(page, 'ops-setup-member');
 }, 60_000);
 

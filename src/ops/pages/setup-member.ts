@@ -26,7 +26,7 @@ async function memberPage(r: OpsRequest) {
         /></label>
         <label for="member-target"
           >Weekly target in hours (empty: none)
-          <input id="member-target" name="weeklyTargetHours" type="number" min="0" max="168" step="0.25" value="${minutesAsHours(m.weeklyTargetMinutes)}"
+          <input id="member-target" name="weeklyTargetHours" type="number" min="0" max="168" step="any" value="${minutesAsHours(m.weeklyTargetMinutes)}"
         /></label>
         <label for="member-category"
           >Default category

@@ -32,7 +32,7 @@ async function settingsPage(r: OpsRequest) {
             type="number"
             min="0"
             max="168"
-            step="0.25"
+            step="any"
             value="${minutesAsHours(s.defaultWeeklyTargetMinutes)}"
         /></label>
         <label for="settings-from"
