@@ -486,7 +486,14 @@ describe('placement: where a ticket may be put (the `into` rule of tickets.creat
     expect(await refusal(c.run)).toMatchObject({ status: 403, code: 'forbidden', details: { reason: c.reason, ...c.details?.() } });
   });
 
-  const project = (access: ProjectFacts['access']): ProjectFacts => ({ id: w.elsewhereId, key: 'ELSE', billingClientId: null, access, clientOnProject: false });
+  const project = (access: ProjectFacts['access']): ProjectFacts => ({
+    id: w.elsewhereId,
+    key: 'ELSE',
+    billingClientId: null,
+    access,
+    clientOnProject: false,
+    archived: false,
+  });
   const facts = (projectId: string | null) =>
     ({
       id: randomUUID(),

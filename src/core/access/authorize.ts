@@ -30,7 +30,7 @@ export function authorize(ctx: Pick<Ctx, 'principal' | 'now'>, action: Action, t
     perms = ticketPermissions(p, ticket);
     if (typeof r.ticket === 'object') assertTicketRule(p, ticket, perms, r.ticket, subject);
   }
-  if (r.into && subject.into !== undefined) assertPlacement(p, subject.into, { triage: ticket?.projectId === null });
+  if (r.into && subject.into !== undefined) assertPlacement(p, subject.into, { triage: ticket?.projectId === null, from: ticket?.projectId });
   return perms;
 }
 

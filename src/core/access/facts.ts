@@ -43,4 +43,6 @@ export interface ProjectFacts {
   access: 'full' | 'limited' | null;
   /** For client users: the project's billing or collaborating client is theirs. */
   clientOnProject: boolean;
+  /** Archived (projects.archived_at set): it takes no new tickets (placement.ts). */
+  archived: boolean;
 }

@@ -1,6 +1,6 @@
 import { missingScope } from '../auth/guards.ts';
 import { isAdminRole, isClientRole, type Principal } from '../auth/principal.ts';
-import { forbidden } from '../errors.ts';
+import { conflict, forbidden } from '../errors.ts';
 import type { ProjectFacts } from './facts.ts';
 
 /**
@@ -9,13 +9,19 @@ import type { ProjectFacts } from './facts.ts';
  * client user's client takes no part in is already 404 `unknown_project`):
  * - the Inbox (null): workspace users; a token needs `triage` and no project allow-list;
  * - a project: inside a token's allow-list; workspace users as full members (Owner/Admin: any),
- *   except when routing a ticket out of the Inbox (`triage`), which needs no membership.
+ *   except when routing a ticket out of the Inbox (`triage`), which needs no membership;
+ *   and never an archived project (409 `project_archived`: restore it first), unless the ticket is
+ *   already in it (`from`: a move within its project), since its own tickets stay editable.
  */
-export function assertPlacement(p: Principal, into: ProjectFacts | null, opts: { triage: boolean }): void {
+export function assertPlacement(p: Principal, into: ProjectFacts | null, opts: { triage: boolean; from?: string | null }): void {
   if (into === null) return assertInbox(p);
   assertInAllowList(p, into.id);
-  if (isClientRole(p.role) || opts.triage || isAdminRole(p.role) || into.access === 'full') return;
-  throw forbidden('project_membership', { projectId: into.id }, 'Only full members of the project may do this.');
+  if (!(isClientRole(p.role) || opts.triage || isAdminRole(p.role) || into.access === 'full')) {
+    throw forbidden('project_membership', { projectId: into.id }, 'Only full members of the project may do this.');
+  }
+  if (into.archived && into.id !== opts.from) {
+    throw conflict('project_archived', { projectId: into.id }, 'The project is archived: it takes no new tickets until it is restored.');
+  }
 }
 
 /** Why the caller may not use the Inbox: the one Inbox rule, behind placing a ticket there and seeing it. */

@@ -149,7 +149,7 @@ export async function checkBillingBank(sql: Db, workspaceId: string, policy: str
  */
 export async function loadProject(sql: Db, p: Principal, projectId: string, opts: { lock?: boolean } = {}): Promise<ProjectFacts> {
   const [row] = await sql<ProjectFacts[]>`
-    select pr.id, pr.key, pr.billing_client_id as "billingClientId", pm.access,
+    select pr.id, pr.key, pr.billing_client_id as "billingClientId", pm.access, pr.archived_at is not null as archived,
            ${p.clientId ? clientOnProject(sql, 'pr', p.clientId) : sql`false`} as "clientOnProject"
     from projects pr
     left join project_memberships pm on pm.project_id = pr.id and pm.identity_id = ${p.identityId}

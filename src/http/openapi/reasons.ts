@@ -38,6 +38,8 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
     ],
     403: ['billing_fields_forbidden', 'assign_forbidden', 'state_forbidden', 'field_forbidden', 'kind_forbidden'],
     404: ['unknown_project'],
+    // documenting a 409 lists all of them: the parent chain's (a new ticket is never its own ancestor)
+    409: ['project_archived', 'parent_cycle', 'parent_depth'],
   },
   'PATCH /tickets/{ref}': {
     400: [
@@ -62,7 +64,7 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'POST /tickets/{ref}/move': {
     400: ['billing_client_scope', 'unknown_kind', 'unknown_person', 'assignee_ineligible'],
     404: ['unknown_project'],
-    409: ['reset_requires_admin', 'confirm_reset', 'moved_out_of_sight', 'restore_first'],
+    409: ['reset_requires_admin', 'confirm_reset', 'moved_out_of_sight', 'restore_first', 'project_archived'],
   },
   'DELETE /tickets/{ref}': { 409: ['ticket_billed', 'period_closed'] },
   'POST /tickets/{ref}/viewers': { 403: ['share_forbidden'], 404: ['unknown_person'] },
