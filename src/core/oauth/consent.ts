@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/connect.ts';
+import { sessionPrincipal, type Session } from '../auth/sessions.ts';
 import { forbidden, invalid, notFound } from '../errors.ts';
 import { defineOp } from '../operation.ts';
 import { grantableProjects, recordGrant } from './grants.ts';
@@ -84,4 +85,22 @@ export async function grantWorkspace(sql: Db, identityId: string, grantId: strin
   const [r] = await sql<{ slug: string }[]>`
     select w.slug from oauth_grants g join workspaces w on w.id = g.workspace_id where g.grant_id = ${grantId} and g.identity_id = ${identityId}`;
   return r?.slug ?? null;
+}
+
+/**
+ * What the consent page offers a signed-in person: their name, and each workspace where they are an
+ * active member with their role, the scopes that role allows and the projects they may grant.
+ */
+export async function consentChoices(sql: Db, session: Session) {
+  const [who] = await sql<{ name: string }[]>`select name from identities where id = ${session.identityId}`;
+  const rows = await sql<{ slug: string; name: string }[]>`
+    select w.slug, w.name from memberships m join workspaces w on w.id = m.workspace_id
+    where m.identity_id = ${session.identityId} and m.deactivated_at is null order by w.slug`;
+  const workspaces = await Promise.all(
+    rows.map(async (w) => {
+      const p = await sessionPrincipal(sql, session, w.slug);
+      return { slug: w.slug, name: w.name, role: p.role, allowed: roleScopes(p.role), projects: await grantableProjects(sql, p) };
+    }),
+  );
+  return { personName: who?.name ?? '', workspaces };
 }

@@ -2,10 +2,9 @@ import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
-import { sessionPrincipal, type Session } from '../../core/auth/sessions.ts';
-import { consentGrant } from '../../core/oauth/consent.ts';
-import { grantableProjects } from '../../core/oauth/grants.ts';
-import { knownScopes, OAUTH_SCOPES, roleScopes } from '../../core/oauth/scopes.ts';
+import { sessionPrincipal } from '../../core/auth/sessions.ts';
+import { consentChoices, consentGrant } from '../../core/oauth/consent.ts';
+import { knownScopes, OAUTH_SCOPES } from '../../core/oauth/scopes.ts';
 import { makeCtx } from '../../core/ctx.ts';
 import { toAppError } from '../../core/failures.ts';
 import { runOp } from '../../core/operation.ts';
@@ -36,18 +35,6 @@ async function detailsOf(provider: Provider, ctx: Koa.Context): Promise<Details 
 async function finish(provider: Provider, ctx: Koa.Context, result: InteractionResults, merge: boolean): Promise<void> {
   const url = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
   seeOther(ctx, url);
-}
-
-async function workspacesOf(services: Services, session: Session) {
-  const rows = await services.sql<{ slug: string; name: string }[]>`
-    select w.slug, w.name from memberships m join workspaces w on w.id = m.workspace_id
-    where m.identity_id = ${session.identityId} and m.deactivated_at is null order by w.slug`;
-  return Promise.all(
-    rows.map(async (w) => {
-      const p = await sessionPrincipal(services.sql, session, w.slug);
-      return { slug: w.slug, name: w.name, role: p.role, allowed: roleScopes(p.role), projects: await grantableProjects(services.sql, p) };
-    }),
-  );
 }
 
 const hostOf = (url: string) => {
@@ -85,7 +72,7 @@ export function consentRoutes(router: Router, body: Koa.Middleware, services: Se
     }
     const client = await provider.Client.find(params.client_id ?? '');
     if (!client) return sendPage(ctx, expired(), 400);
-    const [who] = await services.sql<{ name: string }[]>`select name from identities where id = ${session.identityId}`;
+    const choices = await consentChoices(services.sql, session);
     const isUrl = /^https:\/\//.test(client.clientId);
     ctx.set('Content-Security-Policy', pageCsp(params.redirect_uri));
     sendPage(
@@ -93,13 +80,13 @@ export function consentRoutes(router: Router, body: Koa.Middleware, services: Se
       consentPage({
         action: `${CONSENT_PATH}/${details.uid}`,
         csrf: session.csrfToken,
-        personName: who?.name ?? '',
+        personName: choices.personName,
         clientName: client.clientName ?? client.clientId,
         clientHost: isUrl ? hostOf(client.clientId) : null,
         clientId: client.clientId,
         redirectHost: hostOf(params.redirect_uri ?? ''),
         requested,
-        workspaces: await workspacesOf(services, session),
+        workspaces: choices.workspaces,
       }),
     );
   });
