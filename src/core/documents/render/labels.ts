@@ -38,6 +38,8 @@ export interface Labels {
   dueDate: string;
   /** Between a label and its value (French puts a no-break space before the colon). */
   colon: string;
+  /** The pdf's page footer: `{page}` and `{pages}` are filled in by the printer (core/documents/pdf-renderer.ts). */
+  pageOf: string;
 }
 
 const en: Labels = {
@@ -75,6 +77,7 @@ const en: Labels = {
   tax: 'Tax',
   dueDate: 'Due date',
   colon: ': ',
+  pageOf: 'Page {page} of {pages}',
 };
 
 const de: Labels = {
@@ -112,6 +115,7 @@ const de: Labels = {
   tax: 'Steuer',
   dueDate: 'Fällig am',
   colon: ': ',
+  pageOf: 'Seite {page} von {pages}',
 };
 
 const fr: Labels = {
@@ -149,6 +153,7 @@ const fr: Labels = {
   tax: 'Taxe',
   dueDate: 'Échéance',
   colon: '\u00a0: ',
+  pageOf: 'Page {page} sur {pages}',
 };
 
 const byLanguage: Record<string, Labels> = { en, de, fr };
