@@ -15,6 +15,12 @@ export interface LineTotals {
 export interface RunClient extends LineTotals {
   clientId: string;
   clientName: string;
+  /** Money of a priced run (issue 23), absent from an hours-only one: the client's currency at allocation. */
+  currency?: string;
+  /** Charged: the sum of the client's rounded paid lines, in minor units. */
+  amountMinor?: number;
+  /** What all its lines cost at their rates (free and bank time included). */
+  listAmountMinor?: number;
 }
 
 /** A billing run as the API shows it. */
@@ -56,10 +62,14 @@ export async function presentRun(sql: Db, workspaceId: string, runId: string): P
     select r.id, r.period_id as "periodId", p.period_start::text as "periodStart", p.period_end::text as "periodEnd", r.status,
            false as "dryRun", coalesce(t."entryCount", 0) as "entryCount", coalesce(t.minutes, 0) as minutes,
            coalesce(t."billableMinutes", 0) as "billableMinutes",
-           coalesce((select json_agg(json_build_object('clientId', c.id, 'clientName', c.name, 'entryCount', x."entryCount",
+           -- json_strip_nulls: the money keys are left out of an hours-only run (its lines have no currency)
+           coalesce((select json_agg(json_strip_nulls(json_build_object('clientId', c.id, 'clientName', c.name, 'entryCount', x."entryCount",
                                                        'minutes', x.minutes, 'billableMinutes', x."billableMinutes",
-                                                       'freeMinutes', x."freeMinutes", 'bankMinutes', x."bankMinutes") order by c.name, c.id)
-                     from (select l.client_id, ${lineTotalsSql(sql)} from billing_run_entries l where l.run_id = r.id group by l.client_id) x
+                                                       'freeMinutes', x."freeMinutes", 'bankMinutes', x."bankMinutes",
+                                                       'currency', x.currency, 'amountMinor', x.amount, 'listAmountMinor', x.list_amount)) order by c.name, c.id)
+                     from (select l.client_id, ${lineTotalsSql(sql)}, max(l.currency) as currency, sum(l.amount_minor)::bigint as amount,
+                                  sum(l.list_amount_minor)::bigint as list_amount
+                           from billing_run_entries l where l.run_id = r.id group by l.client_id) x
                      join clients c on c.id = x.client_id), '[]'::json) as clients,
            array(select d.id::text from documents d where d.run_id = r.id and not d.redacted order by d.number, d.format) as "documentIds",
            r.created_by as "createdBy", ${iso(sql, sql`r.created_at`)} as "createdAt", ${iso(sql, sql`r.completed_at`)} as "completedAt",

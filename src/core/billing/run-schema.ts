@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateOut, dateTimeOut, describing, uuidOut } from '../response-schema.ts';
+import { runChangesSchema, type RunChanges } from './dry-run-changes.ts';
 import type { BillingRun, LineTotals } from './present.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface RunPreview extends Omit<LineTotals, 'freeMinutes' | 'bankMinute
   money: PreviewMoney[];
   /** Entries without a rate (paid ones block the run unless billed at zero: billUnratedAtZero). */
   warnings: PreviewWarning[];
+  /** What changed since the period's last run (dry-run-changes.ts); null when it has none. */
+  changes: RunChanges | null;
 }
 
 export interface PreviewMoney {
@@ -92,7 +95,25 @@ export const billingRunSchema = describing<BillingRun>()(
       status: z.enum(['allocating', 'rendering', 'delivering', 'completed', 'failed', 'voided']),
       dryRun: z.literal(false),
       ...totals,
-      clients: z.array(z.object({ clientId: uuidOut, clientName: z.string(), ...lineTotals })),
+      clients: z.array(
+        z.object({
+          clientId: uuidOut,
+          clientName: z.string(),
+          ...lineTotals,
+          // issue 23, additive: present on a priced run only (a workspace without rates bills hours only)
+          currency: z.string().optional().describe("The client's currency (ISO 4217) fixed at allocation; absent on an hours-only run."),
+          amountMinor: z
+            .number()
+            .int()
+            .optional()
+            .describe("Charged: the sum of the client's rounded paid lines, in minor units; absent on an hours-only run."),
+          listAmountMinor: z
+            .number()
+            .int()
+            .optional()
+            .describe('What all its lines cost at their rates, free and bank time included; absent on an hours-only run.'),
+        }),
+      ),
       documentIds: z.array(uuidOut).describe("The run's current documents (superseded versions left out)."),
       createdBy: uuidOut.nullable(),
       createdAt: dateTimeOut,
@@ -139,6 +160,7 @@ export const runPreviewSchema = describing<RunPreview>()(
           }),
         )
         .describe('Entries without a rate; paid ones refuse the run (409 missing_rate) unless billUnratedAtZero.'),
+      changes: runChangesSchema,
     })
     .meta({ id: 'RunPreview' }),
 );
