@@ -98,7 +98,7 @@ describe('wt client and wt project', () => {
       expect(layout.stderr).toMatch(/^wt: /);
       const unknown = await run('project', 'create', '--workspace', slug, '--key', 'APP', '--name', 'App', '--client', 'NOPE');
       expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('no client with code NOPE');
+      expect(unknown.stderr).toContain('wt: --client "NOPE" matches nothing; one of: ACME');
       const missing = await run('project', 'create', '--workspace', slug, '--name', 'App');
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('--key is required');
@@ -148,7 +148,9 @@ describe('wt client and wt project', () => {
       expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--client-user', `owner@${slug}.test`)).toContain(
         'This person is not a user of this client.',
       );
-      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'NOPE', '--recipient', 'a@acme.test')).toContain('no client with code NOPE');
+      expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'NOPE', '--recipient', 'a@acme.test')).toContain(
+        'wt: --client "NOPE" matches nothing; one of: ACME',
+      );
       expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME')).toContain('or --none alone');
       expect(await refused('client', 'recipients', 'set', ...ws, '--client', 'ACME', '--none', '--recipient', 'a@acme.test')).toContain('or --none alone');
       // a refusal changed nothing; --none empties the set
@@ -168,21 +170,25 @@ describe('wt client and wt project', () => {
       });
       expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner, '--access', 'admin')).toContain('wt: access: ');
       expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner)).toContain('--access is required');
-      expect(await refused('project', 'member', 'set', ...ws, '--project', 'NOPE', '--email', owner, '--access', 'full')).toContain('no project with key NOPE');
+      expect(await refused('project', 'member', 'set', ...ws, '--project', 'NOPE', '--email', owner, '--access', 'full')).toContain(
+        'wt: --project "NOPE" matches nothing; one of: WEB',
+      );
       expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', `nobody@${slug}.test`, '--access', 'full')).toContain(
-        `no person with email nobody@${slug}.test`,
+        `wt: --email "nobody@${slug}.test" matches nothing; one of: ${owner}`,
       );
       expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', `cleo@${slug}.test`, '--access', 'full')).toContain(
         'client users are not project members',
       );
       expect(await refused('project', 'member', 'set', ...ws, '--project', 'WEB', '--email', owner, '--access', 'full', '--category', 'Design')).toContain(
-        'no category named Design',
+        'wt: --category "Design" matches nothing; one of: Development',
       );
       expect(JSON.parse(await ok('project', 'member', 'remove', ...ws, '--project', 'WEB', '--email', owner))).toEqual({ ok: true });
       expect(await refused('project', 'member', 'remove', ...ws, '--project', 'WEB', '--email', owner)).toContain(
         'This person is not a member of the project.',
       );
-      expect(await refused('project', 'member', 'remove', ...ws, '--project', 'NOPE', '--email', owner)).toContain('no project with key NOPE');
+      expect(await refused('project', 'member', 'remove', ...ws, '--project', 'NOPE', '--email', owner)).toContain(
+        'wt: --project "NOPE" matches nothing; one of: WEB',
+      );
 
       // periods: the first starts where --start says, the next only where the last one ended
       expect(await refused('period', 'open', ...ws, '--start', '2026-13-01')).toContain('wt: periodStart: ');
@@ -192,8 +198,8 @@ describe('wt client and wt project', () => {
         closedAt: null,
       });
       expect(await refused('period', 'open', ...ws, '--start', '2026-03-01')).toContain('The next period must start on 2026-02-01.');
-      expect(await refused('period', 'close', ...ws, '--period', '2025-12')).toContain('no period starting in 2025-12');
-      expect(await refused('period', 'close', ...ws, '--period', 'January')).toContain('--period is a month, YYYY-MM');
+      expect(await refused('period', 'close', ...ws, '--period', '2025-12')).toContain('wt: --period "2025-12" matches nothing; one of: 2026-01');
+      expect(await refused('period', 'close', ...ws, '--period', 'January')).toContain('wt: --period: a period is named by the month it starts in, YYYY-MM.');
       expect(JSON.parse(await ok('period', 'close', ...ws, '--period', '2026-01')).closedAt).toEqual(expect.any(String));
       expect((await ok('period', 'list', ...ws)).trim()).toBe('2026-01-01\t2026-01-31\tclosed');
 

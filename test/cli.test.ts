@@ -135,6 +135,6 @@ describe('wt billing run', () => {
     expect(billed.stderr).toContain('No billable, unbilled entry qualifies for this period: its entries were billed by run');
     expect(billed.stderr).toContain(runId);
     const month = await run('billing', 'run', '--workspace', 'northwind', '--period', 'May');
-    expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period is a month, YYYY-MM']);
+    expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period: a period is named by the month it starts in, YYYY-MM.']);
   }, 60_000);
 });

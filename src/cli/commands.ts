@@ -27,6 +27,11 @@ import { removeProjectMember, setProjectMember } from '../core/projects/members.
 import { createCategory, listCategories } from '../core/time/categories.ts';
 import { updateSettings } from '../core/workspaces/settings.ts';
 import { addPerson } from '../core/people/users.ts';
+import { resolveCategoryId } from '../core/resolve/categories.ts';
+import { resolvePeriodId } from '../core/resolve/periods.ts';
+import { resolvePersonId } from '../core/resolve/people.ts';
+import { resolveClientId, resolveProjectId } from '../core/resolve/projects.ts';
+import { clientOfCode, identityOfEmail, memberOfEmail, memberRole, projectIdsOfKeys, workspaceOfSlug } from '../core/setup/names.ts';
 import { createWorkspace } from '../core/workspaces/create.ts';
 import type { Database } from '../db/open.ts';
 
@@ -94,47 +99,18 @@ const many = (values: CliValues, name: string): string[] => {
 /** `none` clears a nullable setting; an option left out leaves it as it is. */
 const orNone = (v: string | undefined): string | null | undefined => (v === 'none' ? null : v);
 
-async function workspaceId(db: Database, slug: string): Promise<string> {
-  const [w] = await db.sql<{ id: string }[]>`select id from workspaces where slug = ${slug}`;
-  if (!w) throw new UsageError(`no workspace "${slug}"`);
-  return w.id;
-}
+/** Names a person types, resolved as MCP resolves them (src/core/resolve), as the CLI's principal. */
+const client = (ctx: Ctx, code: string) => resolveClientId(ctx, code, '--client');
+const person = (ctx: Ctx, email: string, field = '--email') => resolvePersonId(ctx, email, field, { history: true });
+const project = (ctx: Ctx, key: string) => resolveProjectId(ctx, key, '--project');
+const category = (ctx: Ctx, name: string): Promise<string | null> => (name === 'none' ? Promise.resolve(null) : resolveCategoryId(ctx, name, '--category'));
+const period = (ctx: Ctx, month: string) => resolvePeriodId(ctx, month, '--period');
 
-async function identityId(db: Database, email: string): Promise<string> {
-  const [i] = await db.sql<{ id: string }[]>`select id from identities where lower(email) = lower(${email})`;
-  if (!i) throw new UsageError(`no person with email ${email}`);
-  return i.id;
-}
-
-async function clientOfCode(db: Database, workspace: string, code: string): Promise<string> {
-  const [c] = await db.sql<{ id: string }[]>`select id from clients where workspace_id = ${workspace} and code = ${code}`;
-  if (!c) throw new UsageError(`no client with code ${code}`);
-  return c.id;
-}
-
-/** A project by any key it ever had (a renamed project's old key still names it, as in human ids). */
-async function projectOfKey(db: Database, workspace: string, key: string): Promise<string> {
-  const [p] = await db.sql<{ id: string }[]>`
-    select project_id as id from project_prefixes where workspace_id = ${workspace} and prefix = ${key.trim().toUpperCase()}`;
-  if (!p) throw new UsageError(`no project with key ${key}`);
-  return p.id;
-}
-
-/** A consultant category by name (case-insensitive); `none` is null (no category). */
-async function categoryOfName(db: Database, workspace: string, name: string): Promise<string | null> {
-  if (name === 'none') return null;
-  const [c] = await db.sql<{ id: string }[]>`select id from consultant_categories where workspace_id = ${workspace} and lower(name) = lower(${name})`;
-  if (!c) throw new UsageError(`no category named ${name}`);
-  return c.id;
-}
-
-/** The period whose first day is in `month` (YYYY-MM). */
-async function periodOfMonth(db: Database, workspace: string, month: string): Promise<string> {
-  if (!/^\d{4}-\d{2}$/.test(month)) throw new UsageError('--period is a month, YYYY-MM');
-  const [period] = await db.sql<{ id: string }[]>`
-    select id from periods where workspace_id = ${workspace} and to_char(period_start, 'YYYY-MM') = ${month}`;
-  if (!period) throw new UsageError(`no period starting in ${month}`);
-  return period.id;
+/** The set-up commands' lookups (before anyone acts): the refusal worded for the command line. */
+async function found<T>(value: Promise<T | null>, refusal: string): Promise<T> {
+  const v = await value;
+  if (v === null) throw new UsageError(refusal);
+  return v;
 }
 
 /** `EMAIL[,NAME]`: the name is everything after the first comma (an address has none). */
@@ -194,13 +170,11 @@ export const COMMANDS: Record<string, Command> = {
     kind: 'setup',
     run: async (e) => {
       const { db, values, print } = e;
-      const ws = await workspaceId(db, need(values, 'workspace'));
+      const ws = await found(workspaceOfSlug(db.sql, need(values, 'workspace')), `no workspace "${need(values, 'workspace')}"`);
       const role = need(values, 'role') as Role;
-      const client = opt(values, 'client');
-      const clientId = client ? await clientOfCode(db, ws, client) : null;
-      const [member] = await db.sql<{ identityId: string; role: Role; clientId: string | null }[]>`
-        select m.identity_id as "identityId", m.role, m.client_id as "clientId"
-        from memberships m join identities i on i.id = m.identity_id where m.workspace_id = ${ws} and lower(i.email) = lower(${need(values, 'email')})`;
+      const code = opt(values, 'client');
+      const clientId = code ? await found(clientOfCode(db.sql, ws, code), `no client with code ${code}`) : null;
+      const member = await memberOfEmail(db.sql, ws, need(values, 'email'));
       if (member && (member.role !== role || member.clientId !== clientId)) {
         await runOp(changeRole, await cliCtx(e), { identityId: member.identityId, role, clientId });
       }
@@ -217,24 +191,24 @@ export const COMMANDS: Record<string, Command> = {
   },
   'user role': command({
     op: changeRole,
-    input: async ({ db, values }, ctx) => {
-      const client = opt(values, 'client');
-      const clientId = client ? await clientOfCode(db, ctx.principal.workspaceId, client) : null;
-      return { identityId: await identityId(db, need(values, 'email')), role: need(values, 'role') as Role, clientId };
+    input: async ({ values }, ctx) => {
+      const code = opt(values, 'client');
+      const clientId = code ? await client(ctx, code) : null;
+      return { identityId: await person(ctx, need(values, 'email')), role: need(values, 'role') as Role, clientId };
     },
     print: (r) => JSON.stringify(r),
   }),
   // an invitation by email, as POST /invitations: the worker sends it (the local outbox on the embedded default)
   invite: command({
     op: createInvitation,
-    input: async ({ db, values }, ctx) => {
-      const client = opt(values, 'client');
+    input: async ({ values }, ctx) => {
+      const code = opt(values, 'client');
       return {
         email: need(values, 'email'),
         name: need(values, 'name'),
         // as typed: the operation's schema decides what it is
         role: need(values, 'role') as OperationInput<typeof createInvitation>['role'],
-        clientId: client ? await clientOfCode(db, ctx.principal.workspaceId, client) : null,
+        clientId: code ? await client(ctx, code) : null,
       };
     },
     print: (r) => JSON.stringify(r),
@@ -242,17 +216,16 @@ export const COMMANDS: Record<string, Command> = {
   // a member's role, client and time settings, as PATCH /members/{id}; an option left out is left as it is
   'member set': command({
     op: updateMember,
-    input: async ({ db, values }, ctx) => {
-      const ws = ctx.principal.workspaceId;
-      const client = opt(values, 'client');
-      const category = opt(values, 'category');
+    input: async ({ values }, ctx) => {
+      const code = opt(values, 'client');
+      const name = opt(values, 'category');
       const target = opt(values, 'weekly-target');
-      const categoryId = category === undefined ? undefined : await categoryOfName(db, ws, category);
+      const categoryId = name === undefined ? undefined : await category(ctx, name);
       return {
-        identityId: await identityId(db, need(values, 'email')),
+        identityId: await person(ctx, need(values, 'email')),
         // as typed: the operation's schema decides what it is
         role: opt(values, 'role') as OperationInput<typeof updateMember>['role'],
-        clientId: client === 'none' ? null : client ? await clientOfCode(db, ws, client) : undefined,
+        clientId: code === 'none' ? null : code ? await client(ctx, code) : undefined,
         timezone: opt(values, 'timezone'),
         weeklyTargetMinutes: target === undefined ? undefined : target === 'none' ? null : Number(target),
         categoryId,
@@ -264,22 +237,20 @@ export const COMMANDS: Record<string, Command> = {
   'token create': {
     kind: 'setup',
     run: async ({ db, values, print }) => {
-      const ws = await workspaceId(db, need(values, 'workspace'));
-      const creator = await identityId(db, need(values, 'email'));
+      const ws = await found(workspaceOfSlug(db.sql, need(values, 'workspace')), `no workspace "${need(values, 'workspace')}"`);
+      const creator = await found(identityOfEmail(db.sql, need(values, 'email')), `no person with email ${need(values, 'email')}`);
       const agent = opt(values, 'agent');
-      const actsAs = agent ? await identityId(db, agent) : creator;
+      const actsAs = agent ? await found(identityOfEmail(db.sql, agent), `no person with email ${agent}`) : creator;
       const scopes = (opt(values, 'scopes') ?? 'read,write,triage').split(',').map((s) => s.trim()) as Scope[];
       if (scopes.some((s) => !allScopes.includes(s))) throw new UsageError(`scopes are ${allScopes.join(', ')}`);
       // as POST /tokens: only an Owner or Admin holds an admin-scoped token
-      const [holder] = await db.sql<{ role: Role }[]>`select role from memberships where workspace_id = ${ws} and identity_id = ${actsAs}`;
-      if (scopes.includes('admin') && !(holder && isAdminRole(holder.role))) throw new UsageError('only an owner or admin may hold an admin-scoped token');
+      const holder = await memberRole(db.sql, ws, actsAs);
+      if (scopes.includes('admin') && !(holder && isAdminRole(holder))) throw new UsageError('only an owner or admin may hold an admin-scoped token');
       let projectIds: string[] | null = null;
       const projects = opt(values, 'projects');
       if (projects) {
         const keys = projects.split(',').map((k) => k.trim().toUpperCase());
-        const rows = await db.sql<{ id: string }[]>`select id from projects where workspace_id = ${ws} and key = any(${keys}::text[])`;
-        if (rows.length !== keys.length) throw new UsageError('an unknown project key in --projects');
-        projectIds = rows.map((r) => r.id);
+        projectIds = await found(projectIdsOfKeys(db.sql, ws, keys), 'an unknown project key in --projects');
       }
       const expires = opt(values, 'expires');
       const t = await issueToken(db.sql, {
@@ -297,8 +268,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'billing run': command({
     op: startRun,
-    input: async ({ db, values }, ctx) => {
-      const periodId = await periodOfMonth(db, ctx.principal.workspaceId, need(values, 'period'));
+    input: async ({ values }, ctx) => {
+      const periodId = await period(ctx, need(values, 'period'));
       return { periodId, dryRun: flag(values, 'dry-run') ?? false };
     },
     print: pretty,
@@ -357,15 +328,14 @@ export const COMMANDS: Record<string, Command> = {
   }),
   'project create': command({
     op: createProject,
-    input: async ({ db, values }, ctx) => {
-      const ws = ctx.principal.workspaceId;
-      const client = opt(values, 'client');
+    input: async ({ values }, ctx) => {
+      const code = opt(values, 'client');
       const collaborators = opt(values, 'collaborators');
       return {
         key: need(values, 'key'),
         name: need(values, 'name'),
-        billingClientId: client ? await clientOfCode(db, ws, client) : null,
-        collaboratorIds: collaborators ? await Promise.all(collaborators.split(',').map((c) => clientOfCode(db, ws, c.trim().toUpperCase()))) : [],
+        billingClientId: code ? await client(ctx, code) : null,
+        collaboratorIds: collaborators ? await Promise.all(collaborators.split(',').map((c) => resolveClientId(ctx, c.trim(), '--collaborators'))) : [],
         billingPolicy: opt(values, 'policy') ?? null,
         billingMode: (opt(values, 'mode') ?? null) as OperationInput<typeof createProject>['billingMode'],
       };
@@ -383,7 +353,7 @@ export const COMMANDS: Record<string, Command> = {
   // --none empties it (never an empty set by leaving every option out)
   'client recipients set': command({
     op: setRecipients,
-    input: async ({ db, values }, ctx) => {
+    input: async ({ values }, ctx) => {
       const users = many(values, 'client-user');
       const sent = many(values, 'recipient');
       const optedOut = many(values, 'opted-out');
@@ -392,9 +362,9 @@ export const COMMANDS: Record<string, Command> = {
       if (none ? given > 0 : given === 0)
         throw new UsageError('give --recipient EMAIL[,NAME], --client-user EMAIL or --opted-out EMAIL[,NAME] (repeatable), or --none alone');
       return {
-        id: await clientOfCode(db, ctx.principal.workspaceId, need(values, 'client').toUpperCase()),
+        id: await client(ctx, need(values, 'client')),
         recipients: [
-          ...(await Promise.all(users.map(async (email) => ({ identityId: await identityId(db, email), optedOut: false })))),
+          ...(await Promise.all(users.map(async (email) => ({ identityId: await person(ctx, email, '--client-user'), optedOut: false })))),
           ...sent.map((spec) => ({ ...addressAndName(spec), optedOut: false })),
           ...optedOut.map((spec) => ({ ...addressAndName(spec), optedOut: true })),
         ],
@@ -406,25 +376,24 @@ export const COMMANDS: Record<string, Command> = {
   // membership (access, manager, category), so an option left out is its default, not kept
   'project member set': command({
     op: setProjectMember,
-    input: async ({ db, values }, ctx) => {
-      const ws = ctx.principal.workspaceId;
-      const category = opt(values, 'category');
+    input: async ({ values }, ctx) => {
+      const name = opt(values, 'category');
       return {
-        id: await projectOfKey(db, ws, need(values, 'project')),
-        identityId: await identityId(db, need(values, 'email')),
+        id: await project(ctx, need(values, 'project')),
+        identityId: await person(ctx, need(values, 'email')),
         // as typed: the operation's schema decides what it is
         access: need(values, 'access') as OperationInput<typeof setProjectMember>['access'],
         manager: flag(values, 'manager') ?? false,
-        categoryId: category === undefined ? null : await categoryOfName(db, ws, category),
+        categoryId: name === undefined ? null : await category(ctx, name),
       };
     },
     print: (r) => JSON.stringify(r),
   }),
   'project member remove': command({
     op: removeProjectMember,
-    input: async ({ db, values }, ctx) => ({
-      id: await projectOfKey(db, ctx.principal.workspaceId, need(values, 'project')),
-      identityId: await identityId(db, need(values, 'email')),
+    input: async ({ values }, ctx) => ({
+      id: await project(ctx, need(values, 'project')),
+      identityId: await person(ctx, need(values, 'email')),
     }),
     print: (r) => JSON.stringify(r),
   }),
@@ -448,7 +417,7 @@ export const COMMANDS: Record<string, Command> = {
   }),
   'period close': command({
     op: closePeriod,
-    input: async ({ db, values }, ctx) => ({ id: await periodOfMonth(db, ctx.principal.workspaceId, need(values, 'period')) }),
+    input: async ({ values }, ctx) => ({ id: await period(ctx, need(values, 'period')) }),
     print: (r) => JSON.stringify(r),
   }),
   'period list': command({

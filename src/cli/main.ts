@@ -166,10 +166,24 @@ run(process.argv.slice(2)).then(
     // an operation's input refused by its schema is the same 400 as through REST (toAppError), not a crash
     const refused = err instanceof UsageError || err instanceof ConfigError ? err : toAppError(err);
     if (refused) {
-      console.error(`wt: ${refused.message}`);
+      console.error(`wt: ${refusal(refused)}`);
       process.exit(2);
     }
     console.error(err);
     process.exit(1);
   },
 );
+
+/**
+ * A refusal as one line. A name that matched nothing or several (src/core/resolve) lists what
+ * would have matched, by what a person types (key, code, email, name or month), not by id.
+ */
+function refusal(err: Error): string {
+  const details = (err as { details?: { field?: unknown; value?: unknown; choices?: unknown } }).details;
+  if (!details || !Array.isArray(details.choices)) return err.message;
+  const names = (details.choices as Record<string, unknown>[]).map((c) =>
+    String(c.key ?? c.code ?? c.email ?? c.periodStart?.toString().slice(0, 7) ?? c.name ?? c.id),
+  );
+  const what = `${String(details.field)} "${String(details.value)}" matches ${err.message.includes('more than one') ? 'more than one' : 'nothing'}`;
+  return names.length > 0 ? `${what}; one of: ${names.join(', ')}` : what;
+}
