@@ -7,9 +7,21 @@ export interface TimesheetModel {
   number: string;
   version: number;
   scope: 'combined' | 'project';
-  /** The agency: the workspace. */
-  agency: { name: string };
-  client: { id: string; name: string; code: string; locale: string };
+  /**
+   * The agency: the workspace. Its legal name, address, tax id and logo (issue 23) as fixed on
+   * the timesheet at allocation; absent on a timesheet made before them or a workspace without them.
+   */
+  agency: { name: string; legalName?: string; address?: string; taxId?: string; logo?: DocumentLogo };
+  /** The client; its billing address and tax id (issue 23) as fixed at allocation, when it has them. */
+  client: { id: string; name: string; code: string; locale: string; billingAddress?: string; taxId?: string };
+  /** The agency's bank details printed under the total (issue 23), when the workspace has any. */
+  bank?: { accountHolder: string | null; iban: string | null; bic: string | null; details: string | null };
+  /** The run's purchase-order number (issue 23), when the operator gave one. */
+  poNumber?: string;
+  /** `entry`: a row per time entry (the client's option, fixed at allocation); absent or `ticket`: a row per ticket. */
+  lineLayout?: 'ticket' | 'entry';
+  /** The voided number this document replaces (issue 23), when it replaces one. */
+  replacesNumber?: string;
   /**
    * ISO 4217 currency of the amounts (issue 23), fixed on the run's lines at allocation; null or
    * absent: an hours-only document (a workspace without rates, or a run made before them).
@@ -83,6 +95,12 @@ export interface TimesheetBank {
   /** Drawn by this timesheet's lines. */
   drawnMinutes: number;
   afterMinutes: number;
+}
+
+/** An image embedded in the document as a data: URI (never fetched): PNG or JPEG, checked by its bytes when uploaded. */
+export interface DocumentLogo {
+  contentType: 'image/png' | 'image/jpeg';
+  base64: string;
 }
 
 /** The formats a timesheet is rendered in; pdf only where a renderer (Chromium) is installed. */

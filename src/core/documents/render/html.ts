@@ -4,31 +4,40 @@ import { labelsFor, type Labels } from './labels.ts';
 import { ticketRows, type TicketRow } from './ticket-rows.ts';
 import { escapeHtml } from '../../html.ts';
 import { documentMoney } from '../../rates/money.ts';
+import { ibanGroups } from '../../workspaces/bank.ts';
 
 /**
  * The printable A4 timesheet a client reads: self-contained (inline CSS, no script, no external
  * resource, so the pdf printer needs no network and the file reads the same offline in ten
  * years) and deterministic (the same model gives the same bytes, so checksums are stable).
  * Every text from the database is escaped: a ticket title is anyone's input.
+ *
+ * A document with any of issue 23's content (money, the parties' details, a PO number, per-entry
+ * lines, a replaced number) is `rich`: it also has a viewport and a narrow-screen style (it reads
+ * at 390 px: table rows stack, each cell naming its column). A document with none of it renders
+ * byte for byte as before, so every document issued before stays reproducible.
  */
 export function renderHtml(model: TimesheetModel): string {
   const f = formatterFor(model.client.locale);
   const l = labelsFor(f.locale);
   // amounts only on a document whose run was priced; an hours-only document renders as before issue 23
   const money: Money | null = model.currency ? (minor) => f.money(minor, model.currency!) : null;
+  const r: Render = { f, l, money, rich: isRich(model) };
   const title = `${l.title} ${model.number}`;
+  const sectionOf = (s: TimesheetSection) => (model.lineLayout === 'entry' ? entrySection(s, r) : section(s, r));
   const body = [
     header(model, f, l, money),
-    ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map((s) => section(s, f, l, money))),
+    ...(model.sections.length === 0 ? [`<p class="empty">${escapeHtml(l.noEntries)}</p>`] : model.sections.map(sectionOf)),
     summary(model, f, l, money),
     ...(money && model.tax?.note ? [`<p class="tax-note">${escapeHtml(model.tax.note)}</p>`] : []),
+    ...payment(model, r),
   ].join('\n');
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(f.locale)}">
 <head>
 <meta charset="utf-8">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+${r.rich ? '<meta name="viewport" content="width=device-width, initial-scale=1">\n' : ''}<title>${escapeHtml(title)}</title>
+<style>${STYLE}${r.rich ? RICH_STYLE : ''}</style>
 </head>
 <body>
 ${body}
@@ -37,21 +46,50 @@ ${body}
 `;
 }
 
+/** What every part of a document's body needs: the locale's formats and words, the money formatter, and whether the document is rich. */
+interface Render {
+  f: Formatter;
+  l: Labels;
+  money: Money | null;
+  rich: boolean;
+}
+
+/** Whether the model carries anything of issue 23 (see renderHtml). */
+function isRich(m: TimesheetModel): boolean {
+  const { agency: a, client: c } = m;
+  return Boolean(
+    m.currency ||
+    a.legalName ||
+    a.address ||
+    a.taxId ||
+    a.logo ||
+    c.billingAddress ||
+    c.taxId ||
+    m.bank ||
+    m.poNumber ||
+    m.replacesNumber ||
+    m.lineLayout === 'entry',
+  );
+}
+
 function header(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
   const meta: [string, string][] = [
     [l.number, model.number],
     [l.version, String(model.version)],
     [l.issued, f.date(model.issuedOn)],
     [l.period, f.dateRange(model.period.start, model.period.end)],
+    ...(model.poNumber ? [[l.poNumber, model.poNumber] as [string, string]] : []),
     ...(money && model.dueOn ? [[l.dueDate, f.date(model.dueOn)] as [string, string]] : []),
   ];
+  const { agency: a, client: c } = model;
+  const logo = a.logo ? `<img class="logo" src="data:${a.logo.contentType};base64,${a.logo.base64}" alt="">` : '';
   return `<header class="head">
 <div class="parties">
-<div class="party"><div class="label">${escapeHtml(l.agency)}</div><div class="name">${escapeHtml(model.agency.name)}</div></div>
-<div class="party"><div class="label">${escapeHtml(l.client)}</div><div class="name">${escapeHtml(model.client.name)}</div></div>
+<div class="party">${logo}<div class="label">${escapeHtml(l.agency)}</div><div class="name">${escapeHtml(a.legalName ?? a.name)}</div>${partyDetails(a.address, a.taxId, l)}</div>
+<div class="party"><div class="label">${escapeHtml(l.client)}</div><div class="name">${escapeHtml(c.name)}</div>${partyDetails(c.billingAddress, c.taxId, l)}</div>
 </div>
 <div class="doc">
-<h1>${escapeHtml(l.title)}</h1>
+<h1>${escapeHtml(l.title)}</h1>${model.replacesNumber ? `\n<p class="replaces">${escapeHtml(`${l.replaces} ${model.replacesNumber}`)}</p>` : ''}
 <table class="meta">
 ${meta.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n')}
 </table>
@@ -59,38 +97,115 @@ ${meta.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></
 </header>`;
 }
 
+/** A party's address (its lines kept) and tax id, under its name; nothing when it has neither. */
+function partyDetails(address: string | undefined, taxId: string | undefined, l: Labels): string {
+  return (
+    (address ? `<div class="address">${escapeHtml(address)}</div>` : '') + (taxId ? `<div class="taxid">${escapeHtml(l.taxId + l.colon + taxId)}</div>` : '')
+  );
+}
+
 /** Formats minor units in the document's currency. */
 type Money = (minor: number) => string;
 
-const amountCell = (money: Money | null, minor: number | undefined) => (money ? `<td class="num">${escapeHtml(money(minor ?? 0))}</td>` : '');
+const cell = (cls: string, content: string) => `<td class="${cls}">${content}</td>`;
 
-function section(s: TimesheetSection, f: Formatter, l: Labels, money: Money | null): string {
-  const rows = ticketRows(s.lines, f.locale).map((r) => row(r, f, l, money));
+/**
+ * The amount a row charges; for free and bank time (charged at zero) also what it would have cost
+ * at its rate, so the client sees what the agency gave or the bank covered.
+ */
+function amountCell(r: Render, minor: number | undefined, worthMinor?: number): string {
+  if (!r.money) return '';
+  const worth = worthMinor ? `<span class="worth">${escapeHtml(`${r.l.worth} ${r.money(worthMinor)}`)}</span>` : '';
+  return cell('num', escapeHtml(r.money(minor ?? 0)) + worth);
+}
+
+function section(s: TimesheetSection, r: Render): string {
+  const { f, l, money } = r;
+  const rows = ticketRows(s.lines, f.locale).map((t) => row(t, r));
   return `<section class="project">
 <h2>${escapeHtml(l.project + l.colon + s.project.name)} <span class="key">${escapeHtml(s.project.key)}</span></h2>
 <table class="lines">
 <thead><tr><th>${escapeHtml(l.ticket)}</th><th>${escapeHtml(l.description)}</th><th>${escapeHtml(l.dates)}</th><th>${escapeHtml(l.people)}</th><th class="num">${escapeHtml(l.hours)}</th><th class="num">${escapeHtml(l.charged)}</th>${money ? `<th class="num">${escapeHtml(l.amount)}</th>` : ''}</tr></thead>
 <tbody>
 ${rows.join('\n')}
-<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td><td class="num">${f.hours(s.totals.minutes)}</td><td class="num">${f.hours(s.totals.chargedMinutes)}</td>${amountCell(money, s.totals.amountMinor)}</tr>
+<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td>${cell('num', f.hours(s.totals.minutes))}${cell('num', f.hours(s.totals.chargedMinutes))}${amountCell(r, s.totals.amountMinor)}</tr>
 </tbody>
 </table>
 </section>`;
 }
 
-function row(r: TicketRow, f: Formatter, l: Labels, money: Money | null): string {
+/** The tags after a line's text: free, the bank drawn on, correction. */
+function tagsOf(line: { policy: string; bankName: string | null; correction: boolean }, l: Labels): string {
   const tags: string[] = [];
-  if (r.policy === 'free') tags.push(l.free);
-  if (r.policy === 'bank') tags.push(r.bankName ? l.bank + l.colon + r.bankName : l.bank);
-  if (r.correction) tags.push(l.correction);
-  const classes = ['line', r.policy, ...(r.correction ? ['correction'] : [])].join(' ');
+  if (line.policy === 'free') tags.push(l.free);
+  if (line.policy === 'bank') tags.push(line.bankName ? l.bank + l.colon + line.bankName : l.bank);
+  if (line.correction) tags.push(l.correction);
+  return tags.map((t) => ` <span class="tag">${escapeHtml(t)}</span>`).join('');
+}
+
+function row(t: TicketRow, r: Render): string {
+  const { f, l } = r;
+  const classes = ['line', t.policy, ...(t.correction ? ['correction'] : [])].join(' ');
   return (
-    `<tr class="${classes}"><td class="id">${escapeHtml(r.humanId)}</td>` +
-    `<td class="text">${escapeHtml(r.text)}${tags.map((t) => ` <span class="tag">${escapeHtml(t)}</span>`).join('')}</td>` +
-    `<td class="date">${escapeHtml(f.dateRange(r.firstDate, r.lastDate))}</td>` +
-    `<td class="people">${escapeHtml(r.people.join(', '))}</td>` +
-    `<td class="num">${f.hours(r.minutes)}</td><td class="num">${f.hours(r.chargedMinutes)}</td>${amountCell(money, r.amountMinor)}</tr>`
+    `<tr class="${classes}">${cell('id', escapeHtml(t.humanId))}` +
+    cell('text', escapeHtml(t.text) + tagsOf(t, l)) +
+    cell('date', escapeHtml(f.dateRange(t.firstDate, t.lastDate))) +
+    cell('people', escapeHtml(t.people.join(', '))) +
+    `${cell('num', f.hours(t.minutes))}${cell('num', f.hours(t.chargedMinutes))}${amountCell(r, t.amountMinor, t.policy === 'paid' ? 0 : t.listAmountMinor)}</tr>`
   );
+}
+
+/**
+ * A section with a row per time entry (the client's `timesheetLines: entry`): date, ticket, the
+ * ticket's text for the client, person, hours and, on a priced document, the rate the line was
+ * billed at and its amount. The entry's own note is staff-only (the contract) and never printed.
+ */
+function entrySection(s: TimesheetSection, r: Render): string {
+  const { f, l, money } = r;
+  const rows = s.lines.map((line) => {
+    const classes = ['line', line.policy, ...(line.correction ? ['correction'] : [])].join(' ');
+    const rate = money ? cell('num', line.rateMinor === null || line.rateMinor === undefined ? '–' : escapeHtml(money(line.rateMinor))) : '';
+    return (
+      `<tr class="${classes}">${cell('date', escapeHtml(f.date(line.spentOn)))}${cell('id', escapeHtml(line.humanId))}` +
+      cell('text', escapeHtml(line.text) + tagsOf(line, l)) +
+      `${cell('people', escapeHtml(line.person))}${cell('num', f.hours(line.minutes))}${rate}` +
+      `${amountCell(r, line.amountMinor ?? 0, line.policy === 'paid' ? 0 : (line.listAmountMinor ?? 0))}</tr>`
+    );
+  });
+  return `<section class="project">
+<h2>${escapeHtml(l.project + l.colon + s.project.name)} <span class="key">${escapeHtml(s.project.key)}</span></h2>
+<table class="lines entries">
+<thead><tr><th>${escapeHtml(l.date)}</th><th>${escapeHtml(l.ticket)}</th><th>${escapeHtml(l.description)}</th><th>${escapeHtml(l.person)}</th><th class="num">${escapeHtml(l.hours)}</th>${money ? `<th class="num">${escapeHtml(l.rate)}</th><th class="num">${escapeHtml(l.amount)}</th>` : ''}</tr></thead>
+<tbody>
+${rows.join('\n')}
+<tr class="subtotal"><td colspan="4">${escapeHtml(l.subtotal)} ${escapeHtml(s.project.key)}</td>${cell('num', f.hours(s.totals.minutes))}${money ? '<td></td>' : ''}${amountCell(r, s.totals.amountMinor)}</tr>
+</tbody>
+</table>
+</section>`;
+}
+
+/**
+ * Under the totals: when to pay and where to (issue 23): the due date of a priced document and
+ * the agency's bank details, when it has any. Nothing otherwise.
+ */
+function payment(model: TimesheetModel, r: Render): string[] {
+  const { f, l, money } = r;
+  const b = model.bank;
+  const rows: [string, string][] = [
+    ...(money && model.dueOn ? [[l.dueDate, f.date(model.dueOn)] as [string, string]] : []),
+    ...(b?.accountHolder ? [[l.accountHolder, b.accountHolder] as [string, string]] : []),
+    ...(b?.iban ? [[l.iban, ibanGroups(b.iban)] as [string, string]] : []),
+    ...(b?.bic ? [[l.bic, b.bic] as [string, string]] : []),
+  ];
+  if (rows.length === 0 && !b?.details) return [];
+  return [
+    `<section class="payment">
+<h2>${escapeHtml(l.payment)}</h2>
+<table class="meta">
+${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n')}
+</table>${b?.details ? `\n<p class="bank-details">${escapeHtml(b.details)}</p>` : ''}
+</section>`,
+  ];
 }
 
 function summary(model: TimesheetModel, f: Formatter, l: Labels, money: Money | null): string {
@@ -149,6 +264,31 @@ ${list
 }
 
 // Fonts are the ones Debian's chromium has (DejaVu, Liberation): no web font, nothing fetched.
+/**
+ * Added to a rich document's style: the logo, addresses, the free-time worth, the payment block;
+ * and below 640 px (a phone) the header and summary stack and the line tables keep to the width
+ * (fixed layout, words wrap anywhere) so nothing scrolls sideways. Print (the pdf) is unaffected:
+ * it is A4, and its table headers repeat on every page (`thead` is a table-header-group).
+ */
+const RICH_STYLE = `.logo { display: block; max-width: 60mm; max-height: 18mm; margin-bottom: 2mm; }
+.address { white-space: pre-line; }
+.taxid { color: #444; }
+.replaces { margin: 0 0 2mm; font-weight: 600; }
+.worth { display: block; font-size: 7pt; color: #555; }
+.payment { break-inside: avoid; }
+.payment .meta td { white-space: normal; }
+.bank-details { white-space: pre-line; margin: 1mm 0; }
+@media screen and (max-width: 640px) {
+  body { padding: 4mm 3mm; overflow-wrap: anywhere; }
+  .head, .summary { flex-direction: column; gap: 4mm; }
+  .totals { flex: none; width: 100%; }
+  .meta td, .num, .lines .id, .lines .date, .tag { white-space: normal; }
+  .lines { table-layout: fixed; font-size: 7.5pt; }
+  .lines th, .lines td { padding: 1mm 0.6mm; }
+  .lines thead th { font-size: 6.5pt; }
+}
+`;
+
 const STYLE = `
 @page { size: A4; margin: 16mm 14mm 18mm; }
 * { box-sizing: border-box; }

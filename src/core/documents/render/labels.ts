@@ -36,6 +36,21 @@ export interface Labels {
   /** The tax line when the client has no label of its own. */
   tax: string;
   dueDate: string;
+  /** Issue 23's details: the parties' tax ids, the PO number, the payment block, per-entry lines, the replaced number. */
+  taxId: string;
+  poNumber: string;
+  /** Before the voided number a document replaces ("Replaces No. X"). */
+  replaces: string;
+  payment: string;
+  accountHolder: string;
+  iban: string;
+  bic: string;
+  /** Before what free or bank time would have cost at its rate. */
+  worth: string;
+  date: string;
+  person: string;
+  /** The hourly rate column of per-entry lines. */
+  rate: string;
   /** Between a label and its value (French puts a no-break space before the colon). */
   colon: string;
   /** The pdf's page footer: `{page}` and `{pages}` are filled in by the printer (core/documents/pdf-renderer.ts). */
@@ -76,6 +91,17 @@ const en: Labels = {
   totalDue: 'Total due',
   tax: 'Tax',
   dueDate: 'Due date',
+  taxId: 'Tax ID',
+  poNumber: 'PO number',
+  replaces: 'Replaces No.',
+  payment: 'Payment',
+  accountHolder: 'Account holder',
+  iban: 'IBAN',
+  bic: 'BIC',
+  worth: 'at rate',
+  date: 'Date',
+  person: 'Person',
+  rate: 'Rate/h',
   colon: ': ',
   pageOf: 'Page {page} of {pages}',
 };
@@ -114,6 +140,17 @@ const de: Labels = {
   totalDue: 'Gesamtbetrag',
   tax: 'Steuer',
   dueDate: 'Fällig am',
+  taxId: 'USt-IdNr.',
+  poNumber: 'Bestellnummer',
+  replaces: 'Ersetzt Nr.',
+  payment: 'Zahlung',
+  accountHolder: 'Kontoinhaber',
+  iban: 'IBAN',
+  bic: 'BIC',
+  worth: 'zum Satz',
+  date: 'Datum',
+  person: 'Person',
+  rate: 'Satz/Std.',
   colon: ': ',
   pageOf: 'Seite {page} von {pages}',
 };
@@ -152,6 +189,17 @@ const fr: Labels = {
   totalDue: 'Total à payer',
   tax: 'Taxe',
   dueDate: 'Échéance',
+  taxId: 'N° TVA',
+  poNumber: 'N° de commande',
+  replaces: 'Remplace le n°',
+  payment: 'Paiement',
+  accountHolder: 'Titulaire du compte',
+  iban: 'IBAN',
+  bic: 'BIC',
+  worth: 'au tarif',
+  date: 'Date',
+  person: 'Intervenant',
+  rate: 'Taux/h',
   colon: '\u00a0: ',
   pageOf: 'Page {page} sur {pages}',
 };

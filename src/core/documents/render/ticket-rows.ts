@@ -16,6 +16,8 @@ export interface TicketRow {
   chargedMinutes: number;
   /** The sum of the lines' rounded amounts (minor units); 0 on an hours-only document. */
   amountMinor: number;
+  /** What the row's minutes cost at their rates (free and bank rows: what they would have cost); 0 on an hours-only document. */
+  listAmountMinor: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export function ticketRows(lines: TimesheetLine[], locale: string): TicketRow[] 
         minutes: 0,
         chargedMinutes: 0,
         amountMinor: 0,
+        listAmountMinor: 0,
       };
       rows.set(key, row);
       people.set(key, new Set());
@@ -52,6 +55,7 @@ export function ticketRows(lines: TimesheetLine[], locale: string): TicketRow[] 
     row.minutes += line.minutes;
     if (line.policy === 'paid') row.chargedMinutes += line.minutes;
     row.amountMinor += line.amountMinor ?? 0;
+    row.listAmountMinor += line.listAmountMinor ?? 0;
   }
   const collator = new Intl.Collator(locale);
   for (const [key, row] of rows) row.people = [...people.get(key)!].sort(collator.compare);
