@@ -5,8 +5,8 @@ import { makeToken } from './helpers/factories.ts';
 import { authzWorld, type AuthzWorld } from './authz/world.ts';
 import { foreign, identifyingOf, secondWorkspace, seedArtefacts, type Identifying } from './authz/tenant.ts';
 import { body, encode, headers, pathValue, query, type Body, type Headers, type Pools } from './fuzz/arbitraries.ts';
-import { changedTables, tableState } from './helpers/db-state.ts';
 import { appRoutes, type Route } from './fuzz/routes.ts';
+import { watchWrites, writeMark, writesSince } from './helpers/write-watch.ts';
 import { internalsIn, sendRaw, type RawReply } from './fuzz/send.ts';
 
 /**
@@ -14,7 +14,7 @@ import { internalsIn, sendRaw, type RawReply } from './fuzz/send.ts';
  * path parameters, query strings, bodies and headers, valid and hostile, sent as several
  * principals. Whatever is sent: never a 5xx (nor no answer), a 4xx is the JSON error envelope,
  * no body shows a stack frame or SQL error text, and a refused request (4xx) leaves every table
- * as it was (test/helpers/db-state.ts lists what may change). `npm test` runs FUZZ_RUNS (default 40)
+ * as it was (test/helpers/db-state.ts lists what may change; test/helpers/write-watch.ts logs the writes). `npm test` runs FUZZ_RUNS (default 40)
  * cases per route with a fixed seed; `npm run fuzz` runs more; FUZZ_SEED reproduces a failure.
  */
 
@@ -87,6 +87,8 @@ beforeAll(async () => {
     ],
     today: w.today,
   };
+  // "a refused request changes nothing", read from a write log instead of two checksums of every table per case
+  await watchWrites(sql);
 }, 120_000);
 afterAll(() => w?.app.close());
 
@@ -156,17 +158,12 @@ function problems(res: RawReply, c: Case, route: Route): string[] {
 
 /**
  * Every door names its audit, refusals too (docs/decisions.md): a refused void or resend may add
- * ops_audit rows, each `refused` or `failed`, and nothing else there may change. `before` is the
- * table's `count:md5` from tableState; the rows it covered are the oldest `count` by id.
+ * ops_audit rows, each `refused` or `failed`, and change nothing else there. `added` is how many
+ * ops_audit rows the request inserted (test/helpers/write-watch.ts); they are the newest by id.
  */
-async function onlyRefusalsAudited(before: string): Promise<boolean> {
-  const sql = w.app.db.sql;
-  const n = Number(before.split(':')[0]);
-  const [old] = await sql<{ sum: string }[]>`
-    select count(*)::text || ':' || coalesce(md5(string_agg(j, '' order by j)), '') as sum
-    from (select (to_jsonb(x) - 'last_used_at' - 'last_seen_at')::text as j from (select * from ops_audit order by id limit ${n}) x) s`;
-  const added = await sql<{ outcome: string }[]>`select outcome from ops_audit order by id offset ${n}`;
-  return old!.sum === before && added.length > 0 && added.every((r) => r.outcome === 'refused' || r.outcome === 'failed');
+async function onlyRefusalsAudited(added: number): Promise<boolean> {
+  const rows = await w.app.db.sql<{ outcome: string }[]>`select outcome from ops_audit order by id desc limit ${added}`;
+  return rows.length === added && added > 0 && rows.every((r) => r.outcome === 'refused' || r.outcome === 'failed');
 }
 
 function decodeURIComponentSafe(s: string): string {
@@ -185,7 +182,7 @@ async function run(c: Case, route: Route): Promise<string[]> {
   if (c.headers.contentType && c.body.kind !== 'none') h['content-type'] = c.headers.contentType;
   if (c.headers.contentEncoding) h['content-encoding'] = c.headers.contentEncoding;
   const bytes = encode(c.body, c.headers);
-  const before = await tableState(w.app.db.sql);
+  const mark = await writeMark(w.app.db.sql);
   const res = await sendRaw(w.app.base, c.method, c.path + (c.query ? `?${c.query}` : ''), h, bytes);
   const out = problems(res, c, route);
   if (res.status >= 400 && res.status < 500) {
@@ -197,8 +194,10 @@ async function run(c: Case, route: Route): Promise<string[]> {
     }
     // The one refusal that reports a committed change (contract: the move happened).
     if (reason !== 'moved_out_of_sight') {
-      let changed = changedTables(before, await tableState(w.app.db.sql));
-      if (changed.includes('ops_audit') && (await onlyRefusalsAudited(before.get('ops_audit')!))) changed = changed.filter((t) => t !== 'ops_audit');
+      const writes = await writesSince(w.app.db.sql, mark);
+      let changed = [...writes.keys()].sort();
+      const audit = writes.get('ops_audit');
+      if (audit && audit.UPDATE === 0 && audit.DELETE === 0 && (await onlyRefusalsAudited(audit.INSERT))) changed = changed.filter((t) => t !== 'ops_audit');
       if (changed.length) out.push(`refused with ${res.status} (${res.text.slice(0, 160)}) but changed ${changed.join(', ')}`);
     }
   }
@@ -232,12 +231,11 @@ describe('bodies over the limit', () => {
       const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) =>
         name === 'slug' ? w.ws.slug : name === 'ref' ? w.tickets.visA.humanId : w.tickets.visA.id,
       );
-      const before = await tableState(w.app.db.sql);
+      const mark = await writeMark(w.app.db.sql);
       const res = await sendRaw(w.app.base, route.method, path, { authorization: `Bearer ${w.ownerToken}`, 'content-type': 'application/json' }, big);
-      const after = await tableState(w.app.db.sql);
       const problemsFound = problems(res, { principal: 0, method: route.method, path, query: '', body: { kind: 'none' }, headers: { extra: {} } }, route);
       if (res.status !== 413) problemsFound.push(`expected 413, got ${res.status} ${res.text.slice(0, 160)}`);
-      const changed = changedTables(before, after);
+      const changed = [...(await writesSince(w.app.db.sql, mark)).keys()].sort();
       if (changed.length) problemsFound.push(`changed ${changed.join(', ')}`);
       if (problemsFound.length) failures.push(`${route.method} ${path}: ${problemsFound.join('; ')}`);
     }
