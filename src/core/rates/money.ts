@@ -61,3 +61,17 @@ export function documentMoney(subtotalMinor: number, basisPoints: number): { sub
   const tax = taxMinor(subtotalMinor, basisPoints);
   return { subtotalMinor, taxMinor: tax, totalDueMinor: subtotalMinor + tax };
 }
+
+/**
+ * A decimal amount as typed by a person (`95`, `95.5`, `1234.50`; JPY `700`) in minor units of
+ * `currency`: exact (string digits, no float), NaN when it is not a plain decimal or has more
+ * decimals than the currency has, so the operation's schema refuses it like any bad number.
+ */
+export function decimalToMinor(text: string, currency: string): number {
+  const m = /^(\d{1,12})(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) return Number.NaN;
+  const digits = /^[A-Za-z]{3}$/.test(currency.trim()) ? minorDigits(currency.trim().toUpperCase()) : 2;
+  const fraction = m[2] ?? '';
+  if (fraction.length > digits) return Number.NaN;
+  return Number(m[1]! + fraction.padEnd(digits, '0'));
+}

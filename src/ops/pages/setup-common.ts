@@ -13,6 +13,7 @@ const PARTS = [
   ['clients', 'Clients'],
   ['projects', 'Projects'],
   ['categories', 'Categories'],
+  ['rates', 'Rates'],
   ['workflow', 'Workflow'],
   ['settings', 'Settings'],
 ] as const;

@@ -4,6 +4,7 @@ import { setupClientPages } from './setup-clients.ts';
 import { setupMemberPages } from './setup-member.ts';
 import { setupPeoplePages } from './setup-people.ts';
 import { setupProjectPages } from './setup-projects.ts';
+import { setupRatePages } from './setup-rates.ts';
 import { setupSettingsPages } from './setup-settings.ts';
 import { setupWorkflowPages } from './setup-workflow.ts';
 
@@ -14,6 +15,7 @@ export const setupPages: OpsRoute[] = [
   ...setupClientPages,
   ...setupProjectPages,
   ...setupCategoryPages,
+  ...setupRatePages,
   ...setupWorkflowPages,
   ...setupSettingsPages,
 ];
