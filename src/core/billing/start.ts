@@ -21,6 +21,14 @@ export const startRunInput = z.object({
     .boolean()
     .optional()
     .describe('Bill paid entries that have no rate at zero (else such entries refuse the run: 409 missing_rate; the dry run lists them as warnings).'),
+  poNumber: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((s) => !/\p{Cc}/u.test(s), 'No control characters.')
+    .optional()
+    .describe('A purchase-order number printed on every timesheet of the run (1-100 characters).'),
 });
 
 /**
@@ -49,8 +57,9 @@ export const startRun = defineOp({
     if (!some) throw await nothingToBill(sql, p.workspaceId, period);
     if (!body.billUnratedAtZero) await assertRated(sql, p.workspaceId, period);
     const [run] = await sql<{ id: string }[]>`
-      insert into billing_runs (workspace_id, period_id, status, created_by, created_at, bill_unrated_at_zero)
-      values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}, ${body.billUnratedAtZero ?? false}) returning id`;
+      insert into billing_runs (workspace_id, period_id, status, created_by, created_at, bill_unrated_at_zero, po_number)
+      values (${p.workspaceId}, ${period.id}, 'allocating', ${p.identityId}, ${ctx.now()}, ${body.billUnratedAtZero ?? false}, ${body.poNumber ?? null})
+      returning id`;
     await enqueue(sql, allocateJob, { workspaceId: p.workspaceId, runId: run!.id });
     return presentRun(sql, p.workspaceId, run!.id);
   },

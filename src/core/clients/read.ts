@@ -10,7 +10,8 @@ type Fragment = ReturnType<Db>;
 export function clientColumns(sql: Db): Fragment {
   return sql`c.id, c.name, c.code, c.locale, c.timesheet_layout as "timesheetLayout", c.billing_policy as "billingPolicy",
              c.billing_mode as "billingMode", c.currency, c.tax_rate_bp as "taxRateBasisPoints", c.tax_label as "taxLabel",
-             c.tax_note as "taxNote", c.payment_terms_days as "paymentTermsDays", ${isoSql(sql, sql`c.archived_at`)} as "archivedAt", ${isoSql(sql, sql`c.created_at`)} as "createdAt"`;
+             c.tax_note as "taxNote", c.payment_terms_days as "paymentTermsDays",
+             c.billing_address as "billingAddress", c.tax_id as "taxId", c.timesheet_lines as "timesheetLines", c.delivery, ${isoSql(sql, sql`c.archived_at`)} as "archivedAt", ${isoSql(sql, sql`c.created_at`)} as "createdAt"`;
 }
 
 /**

@@ -9,6 +9,8 @@ import { billingModeField, billingPolicyField } from '../tickets/schemas.ts';
  */
 
 export const TIMESHEET_LAYOUTS = ['combined', 'project'] as const;
+/** How a timesheet lists the time (issue 23): a row per ticket (and billing kind), or a row per time entry. */
+export const TIMESHEET_LINES = ['ticket', 'entry'] as const;
 
 export const clientNameField = z.string().trim().min(1).max(200).describe('Client name, 1-200 characters.');
 export const clientCodeField = z
@@ -33,6 +35,34 @@ export const taxNoteField = z
   .nullable()
   .describe('A note on the document, e.g. an exemption ("Reverse charge: VAT to be accounted for by the recipient").');
 export const paymentTermsField = z.number().int().min(0).max(365).nullable().describe('Days from the document date to the due date; null: no due date.');
+export const billingAddressField = z
+  .string()
+  .transform((s) => s.replace(/\r\n?/g, '\n').trim())
+  .pipe(
+    z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((s) => !/[^\P{Cc}\n]/u.test(s), 'No control characters but line breaks.'),
+  )
+  .nullable()
+  .describe('The client’s billing address on its documents, lines separated by \\n (≤500); null: none.');
+export const clientTaxIdField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(50)
+  .refine((s) => !/\p{Cc}/u.test(s), 'No control characters.')
+  .nullable()
+  .describe('The client’s tax id (e.g. VAT number) on its documents; null: none.');
+export const timesheetLinesField = z
+  .enum(TIMESHEET_LINES)
+  .describe('ticket: a row per ticket and billing kind; entry: a row per time entry (date, person, hours, rate, amount).');
+export const deliveryField = z
+  .enum(['review', 'automatic'])
+  .describe(
+    'How the client’s timesheets go out (issue 23): review: held after rendering until an operator approves the run; automatic: emailed once rendered.',
+  );
 export const clientModeField = billingModeField.unwrap().describe('Default billing mode of the client’s projects: "period" or "on_close".');
 
 export interface Client {
@@ -49,6 +79,11 @@ export interface Client {
   taxLabel: string | null;
   taxNote: string | null;
   paymentTermsDays: number | null;
+  billingAddress: string | null;
+  taxId: string | null;
+  timesheetLines: (typeof TIMESHEET_LINES)[number];
+  /** `review`: the client's timesheets wait for the run's approval; `automatic`: emailed once rendered. */
+  delivery: 'review' | 'automatic';
   archivedAt: string | null;
   createdAt: string;
 }
@@ -87,6 +122,10 @@ const clientFields = {
   taxLabel: z.string().nullable(),
   taxNote: z.string().nullable(),
   paymentTermsDays: z.number().int().nullable(),
+  billingAddress: z.string().nullable().describe('Billing address on the client’s documents.'),
+  taxId: z.string().nullable().describe('The client’s tax id on its documents.'),
+  timesheetLines: z.enum(TIMESHEET_LINES).describe('A row per ticket or per time entry on the client’s timesheets.'),
+  delivery: z.enum(['review', 'automatic']).describe('review: timesheets wait for the run’s approval; automatic: emailed once rendered.'),
   archivedAt: dateTimeOut.nullable().describe('When the client was archived; null: active.'),
   createdAt: dateTimeOut,
 };

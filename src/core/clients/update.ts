@@ -12,6 +12,10 @@ import {
   clientSchema,
   layoutField,
   paymentTermsField,
+  billingAddressField,
+  clientTaxIdField,
+  timesheetLinesField,
+  deliveryField,
   taxLabelField,
   taxNoteField,
   taxRateField,
@@ -31,6 +35,10 @@ export const updateClientFields = z.object({
   taxLabel: taxLabelField.optional(),
   taxNote: taxNoteField.optional(),
   paymentTermsDays: paymentTermsField.optional(),
+  billingAddress: billingAddressField.optional(),
+  taxId: clientTaxIdField.optional(),
+  timesheetLines: timesheetLinesField.optional(),
+  delivery: deliveryField.optional(),
 });
 
 export const updateClientInput = withReasons(updateClientFields.extend({ id: idField('The client.') }), {
@@ -76,7 +84,11 @@ export const updateClient = defineOp({
         tax_rate_bp = ${input.taxRateBasisPoints ?? before.taxRateBasisPoints},
         tax_label = ${input.taxLabel === undefined ? before.taxLabel : input.taxLabel},
         tax_note = ${input.taxNote === undefined ? before.taxNote : input.taxNote},
-        payment_terms_days = ${input.paymentTermsDays === undefined ? before.paymentTermsDays : input.paymentTermsDays}
+        payment_terms_days = ${input.paymentTermsDays === undefined ? before.paymentTermsDays : input.paymentTermsDays},
+        billing_address = ${input.billingAddress === undefined ? before.billingAddress : input.billingAddress},
+        tax_id = ${input.taxId === undefined ? before.taxId : input.taxId},
+        timesheet_lines = ${input.timesheetLines ?? before.timesheetLines},
+        delivery = ${input.delivery ?? before.delivery}
       where id = ${input.id}`;
     return loadClient(ctx, input.id);
   },

@@ -114,7 +114,7 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'DELETE /invitations/{id}': { 404: ['unknown_invitation'], 409: ['invitation_closed'] },
   'POST /members/{identityId}/deactivate': { 403: ['owner_only'], 404: ['unknown_person'], 409: ['self_deactivation'] },
   'POST /members/{identityId}/reactivate': { 403: ['owner_only'], 404: ['unknown_person'] },
-  'PATCH /settings': { 400: ['unknown_timezone', 'bad_address'] },
+  'PATCH /settings': { 400: ['unknown_timezone', 'bad_address', 'bad_iban', 'bad_bic', 'bad_logo', 'logo_too_large'] },
   'GET /api/auth/invitations/{token}': { 404: ['unknown_invitation'] },
   'POST /api/auth/invitations/{token}/accept': { 403: ['wrong_password'], 404: ['unknown_invitation'], 409: ['address_taken'] },
   'POST /api/auth/password-reset/{token}': { 404: ['unknown_reset'] },
