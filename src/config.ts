@@ -17,6 +17,9 @@ const schema = z.object({
     .default(24 * 14),
   TOKEN_CACHE_SECONDS: z.coerce.number().min(0).max(60).default(5),
   WORKER: z.enum(['on', 'off']).default('on'),
+  // Seconds without a heartbeat after which a worker process counts as dead and the jobs it had locked
+  // are run again by another (each process beats every sixth of it: 5 s for the default 30).
+  WORKER_STALE_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
   // Days job_history keeps each attempt (the console's throughput, durations and failures); older rows are deleted hourly.
   JOB_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   // Outgoing mail (timesheet deliveries). Without SMTP_URL the worker runs a local catch-all SMTP

@@ -106,7 +106,8 @@ async function main(role: 'all' | 'web' | 'worker') {
       secrets,
       historyRetentionDays: config.JOB_HISTORY_RETENTION_DAYS,
     };
-    const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS });
+    const staleMs = config.WORKER_STALE_SECONDS * 1000;
+    const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS, liveness: { staleMs, intervalMs: staleMs / 6 } });
     // A runner that ends (PostgreSQL went away) is replaced by startWorker itself; the heartbeat stops meanwhile.
     drains.push(() => worker.stop());
   }

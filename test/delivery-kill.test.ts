@@ -41,6 +41,8 @@ function startWorker(): Spawned {
     SMTP_URL: smtp.url,
     MAIL_FROM: 'Agentur Nord <billing@agency.test>',
     LOG_LEVEL: process.env.CRASH_LOG ?? 'warn',
+    // a killed worker's jobs are taken over after 6 s without its heartbeat (30 s in production): the same path, sooner
+    WORKER_STALE_SECONDS: '6',
   });
   workers.push(proc);
   return proc;
