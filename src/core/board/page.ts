@@ -1,6 +1,6 @@
 import { visibilityCandidates, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
-import { summaryJoins, summaryJson, type Fragment } from '../tickets/summary.ts';
+import { limitSql, summaryJoins, summaryJson, type Fragment } from '../tickets/summary.ts';
 
 /**
  * SQL building blocks shared by the board and "my work": pages of tickets as json arrays of
@@ -40,7 +40,7 @@ export function pageRowsSql(ctx: Ctx, q: PageQuery): Fragment {
     from tickets t
     where ${visibleSql(ctx)} and ${q.where}
     order by ${q.order}
-    limit ${q.limit}`;
+    limit ${limitSql(sql, q.limit)}`;
 }
 
 /**

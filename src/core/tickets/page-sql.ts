@@ -4,7 +4,7 @@ import { eventPayload, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
 import { readableAudiences } from '../access/permissions.ts';
-import { humanIdSql, isoSql, type Fragment } from './summary.ts';
+import { humanIdSql, isoSql, personNameSql, type Fragment } from './summary.ts';
 
 /**
  * The sections of a TicketPage as SQL expressions over ticket row `t` (with summaryJoins in
@@ -14,7 +14,7 @@ import { humanIdSql, isoSql, type Fragment } from './summary.ts';
 
 const personOrNull = (sql: Db, alias: string) => {
   const i = sql(alias);
-  return sql`case when ${i}.id is null then null else json_build_object('id', ${i}.id, 'name', person_name(t.workspace_id, ${i}.id, ${i}.name)) end`;
+  return sql`case when ${i}.id is null then null else json_build_object('id', ${i}.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, alias)}) end`;
 };
 
 /** `'id', .., 'humanId', .., 'title', .., 'state', {..}` of ticket row `alias`, to splice into json_build_object. */
@@ -29,7 +29,7 @@ function refPairs(sql: Db, alias: string): Fragment {
 export function viewersSql(sql: Db): Fragment {
   return sql`coalesce((
     select json_agg(json_build_object(
-             'identityId', vi.id, 'name', person_name(t.workspace_id, vi.id, vi.name), 'email', vi.email,
+             'identityId', vi.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, 'vi')}, 'email', vi.email,
              'kind', case when vi.kind = 'agent' or vm.role = 'agent' then 'agent'
                           -- a sender known only from email (no membership) is outside the workspace: a client person
                           when vm.role is null or vm.role in ('client', 'client_elevated') then 'client' else 'workspace' end,
@@ -96,7 +96,7 @@ export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null 
   return sql`coalesce((
     select json_agg(json_build_object(
              'id', c.id, 'body', ${body}, 'audience', c.audience,
-             'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', person_name(c.workspace_id, ci.id, ci.name), 'clientName', cc.name) end,
+             'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', ${personNameSql(sql, sql`c.workspace_id`, 'ci')}, 'clientName', cc.name) end,
              'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
              'edited', c.updated_at > c.created_at)
            order by c.created_at, c.id)
