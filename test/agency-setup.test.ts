@@ -361,6 +361,12 @@ describe('an agency sets itself up from an empty workspace', () => {
       await workAndBill(agency, domain, clientEmail, { development: development.id, design: design.id }, async (periodId) => {
         const started = await app.call('POST', `/api/w/${slug}/billing/runs`, { session: owner.session, body: { periodId } });
         expect(started.status, JSON.stringify(started.body)).toBe(201);
+        // new clients review their timesheets (issue 23): the owner approves the rendered run
+        for (let i = 0; i < 900 && (await owner.call('GET', `/billing/runs/${started.body.id}`)).status !== 'awaiting_approval'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const approved = await app.call('POST', `/api/w/${slug}/billing/runs/${started.body.id}/approve`, { session: owner.session, body: {} });
+        expect(approved.status, JSON.stringify(approved.body)).toBe(200);
         return started.body.id;
       });
 
@@ -492,8 +498,9 @@ describe('the same set-up through the CLI', () => {
         clientEmail,
         { development: development.id, design: design.id },
         async () => {
-          const started = JSON.parse(await wt('billing', 'run', ...ws, '--period', lastMonth().month));
-          expect(started).toMatchObject({ dryRun: false });
+          // new clients review their timesheets (issue 23): --approve follows the run, approves it once rendered, and waits for its end
+          const started = JSON.parse(await wt('billing', 'run', ...ws, '--period', lastMonth().month, '--approve'));
+          expect(started).toMatchObject({ dryRun: false, status: 'completed' });
           return started.id;
         },
         cliPeriods,

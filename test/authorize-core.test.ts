@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { getRun, listRunEntries, listRuns } from '../src/core/billing/list.ts';
 import { startRun } from '../src/core/billing/start.ts';
 import { voidRun } from '../src/core/billing/void.ts';
+import { approveRun } from '../src/core/billing/approve.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, actions, type Action, type BooleanPermission, type Requirement } from '../src/core/access/actions.ts';
 import type { SubjectPermission } from '../src/core/access/permissions.ts';
@@ -245,6 +246,7 @@ const OPS: Record<Action, (ctx: Ctx) => Promise<unknown>> = {
   'billing.runs.list': (ctx) => runOp(listRuns, ctx, {}),
   'billing.runs.read': (ctx) => Promise.all([runOp(getRun, ctx, { id: randomUUID() }), runOp(listRunEntries, ctx, { id: randomUUID() })]),
   'billing.runs.void': (ctx) => runOp(voidRun, ctx, { id: randomUUID(), reason: 'probe' }),
+  'billing.runs.approve': (ctx) => runOp(approveRun, ctx, { id: randomUUID() }),
   'tickets.list': (ctx) => runOp(listTickets, ctx, {}),
   'tickets.read': (ctx) => runOp(readTicketPage, ctx, { ref: w.ticket.humanId }),
   'tickets.create': (ctx) => runOp(createTicket, ctx, { projectId: w.projectId, title: 'x' }),

@@ -174,6 +174,19 @@ it('bills a period end to end: documents in three formats, numbered, emailed onc
   expect(numbers('ACME-')).toEqual(['ACME-2026-0001', 'ACME-2026-0002']);
   expect(numbers('INI-')).toEqual(['INI-2026-0001', 'INI-2026-0002', 'INI-2026-0003', 'INI-2026-0004']);
   expect(all.filter((d: any) => d.runId === done.id).every((d: any) => d.voided)).toBe(true);
+  // the void told each recipient (issue 23), and the replacement names the number it replaces: in its pdf and its email
+  for (let i = 0; i < 300 && (await app.db.sql`select 1 from document_deliveries where workspace_id = ${w.ws.id} and state = 'pending'`).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(smtp.messagesTo('ap@acme.test').map((m) => m.subject)).toEqual([
+    'Timesheet ACME-2026-0001 — Acme Corp',
+    'Timesheet ACME-2026-0001 voided — Acme Corp',
+    'Timesheet ACME-2026-0002 — Acme Corp',
+  ]);
+  expect(smtp.messagesTo('ap@acme.test')[2]!.text).toContain('It replaces timesheet ACME-2026-0001, which was voided.');
+  const replacementPdf = all.find((d: any) => d.number === 'ACME-2026-0002' && d.format === 'pdf');
+  await writeFile(path.join(dir, 'replacement.pdf'), await download(replacementPdf));
+  expect((await run('pdftotext', ['-layout', path.join(dir, 'replacement.pdf'), '-'])).stdout).toContain('ACME-2026-0001');
 
   // 8. redaction: the current documents quoting the ticket get a version 2 without the text
   expect((await app.call('POST', '/api/auth/reauth', { session: w.session, body: { password: w.owner.password } })).status).toBe(200);
@@ -194,5 +207,5 @@ it('bills a period end to end: documents in three formats, numbered, emailed onc
   const fresh = (await download(current.find((d) => d.format === 'html'))).toString('utf8');
   expect(fresh).toContain('[redacted]');
   expect(fresh).not.toContain('Checkout redesign');
-  expect(smtp.messagesTo('ap@acme.test')).toHaveLength(2); // the new version is not emailed again
+  expect(smtp.messagesTo('ap@acme.test')).toHaveLength(3); // the new version is not emailed again (the timesheet, the void notice, the replacement)
 }, 240_000);

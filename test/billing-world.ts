@@ -34,14 +34,33 @@ export interface BillingWorld {
   untouched: string[];
 }
 
-export async function makeBillingWorld(app: TestApp, opts: { octoberOpen?: boolean } = {}): Promise<BillingWorld> {
+/**
+ * `delivery`: how both clients' timesheets go out (issue 23); `automatic` unless a suite is about
+ * the review before sending, since these suites are about what is sent.
+ */
+export async function makeBillingWorld(app: TestApp, opts: { octoberOpen?: boolean; delivery?: 'review' | 'automatic' } = {}): Promise<BillingWorld> {
   const sql = app.db.sql;
   const ws = await makeWorkspace(sql);
   const owner = await makeUser(sql, ws, { role: 'owner', name: 'Olivia Owner' });
   const admin = await makeUser(sql, ws, { role: 'admin', name: 'Adam Admin' });
   const member = await makeUser(sql, ws, { role: 'member', name: 'Maya Member' });
-  const acme = await client(sql, ws, { name: 'Acme Corp', code: 'ACME', locale: 'en-US', layout: 'combined', recipients: ['ap@acme.test', 'cfo@acme.test'] });
-  const initech = await client(sql, ws, { name: 'Initech GmbH', code: 'INI', locale: 'de-DE', layout: 'project', recipients: ['buchhaltung@initech.test'] });
+  const delivery = opts.delivery ?? 'automatic';
+  const acme = await client(sql, ws, {
+    name: 'Acme Corp',
+    code: 'ACME',
+    locale: 'en-US',
+    layout: 'combined',
+    recipients: ['ap@acme.test', 'cfo@acme.test'],
+    delivery,
+  });
+  const initech = await client(sql, ws, {
+    name: 'Initech GmbH',
+    code: 'INI',
+    locale: 'de-DE',
+    layout: 'project',
+    recipients: ['buchhaltung@initech.test'],
+    delivery,
+  });
   const bank = await makeBank(sql, ws, { clientId: acme.id, name: 'Prepaid', deposits: [600] });
   const members = [{ person: owner }, { person: admin }, { person: member }];
   const web = await makeProject(sql, ws, { key: 'WEB', billingClientId: acme.id, members });
@@ -97,10 +116,11 @@ export async function makeBillingWorld(app: TestApp, opts: { octoberOpen?: boole
 async function client(
   sql: Db,
   ws: Workspace,
-  o: { name: string; code: string; locale: string; layout: 'combined' | 'project'; recipients: string[] },
+  o: { name: string; code: string; locale: string; layout: 'combined' | 'project'; recipients: string[]; delivery: 'review' | 'automatic' },
 ): Promise<{ id: string; code: string }> {
   const [c] = await sql<{ id: string }[]>`
-    insert into clients (workspace_id, name, code, locale, timesheet_layout) values (${ws.id}, ${o.name}, ${o.code}, ${o.locale}, ${o.layout}) returning id`;
+    insert into clients (workspace_id, name, code, locale, timesheet_layout, delivery)
+    values (${ws.id}, ${o.name}, ${o.code}, ${o.locale}, ${o.layout}, ${o.delivery}) returning id`;
   for (const email of o.recipients) await sql`insert into client_billing_recipients (client_id, email, name) values (${c!.id}, ${email}, ${email})`;
   return { id: c!.id, code: o.code };
 }

@@ -548,7 +548,14 @@ describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
     const before = await delivery(w.delivery.ap);
     const res = await app.call('POST', resendPath(w.documents.html, w.delivery.ap), { session });
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ id: w.delivery.ap, email: w.ap, state: 'pending', detail: null, attemptedAt: before.attemptedAt!.toISOString() });
+    expect(res.body).toEqual({
+      id: w.delivery.ap,
+      kind: 'timesheet',
+      email: w.ap,
+      state: 'pending',
+      detail: null,
+      attemptedAt: before.attemptedAt!.toISOString(),
+    });
     expect(await runStatus(w)).toBe('delivering');
     const [record] = await app.db.sql`
       select previous_state, previous_detail, requested_by from delivery_resends where delivery_id = ${w.delivery.ap}`;

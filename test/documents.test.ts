@@ -90,8 +90,8 @@ describe('GET /documents', () => {
       redacted: false,
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       deliveries: [
-        { email: 'ap@acme.test', state: 'sent', detail: null, attemptedAt: null },
-        { email: null, state: 'skipped', detail: null, attemptedAt: null },
+        { id: expect.any(String), kind: 'timesheet', email: 'ap@acme.test', state: 'sent', detail: null, attemptedAt: null },
+        { id: expect.any(String), kind: 'timesheet', email: null, state: 'skipped', detail: null, attemptedAt: null },
       ],
     });
     expect(res.body.documents.find((d: any) => d.number === 'BLOG-1')).toMatchObject({ voided: true, scope: 'project', projectId: blog.id });

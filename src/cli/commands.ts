@@ -3,7 +3,10 @@ import type { Config } from '../config.ts';
 import { isAdminRole, scopes as allScopes, type Role, type Scope } from '../core/auth/principal.ts';
 import { issueToken } from '../core/auth/tokens.ts';
 import { operatorPrincipal } from '../core/auth/operator.ts';
-import { startRun } from '../core/billing/start.ts';
+import { approveRun } from '../core/billing/approve.ts';
+import { getRun } from '../core/billing/list.ts';
+import type { BillingRun } from '../core/billing/present.ts';
+import { startRun, type RunPreview } from '../core/billing/start.ts';
 import { voidRun } from '../core/billing/void.ts';
 import { resendDelivery } from '../core/documents/resend.ts';
 import { makeCtx, type Ctx } from '../core/ctx.ts';
@@ -70,6 +73,8 @@ export interface OperationCommand<O extends AnyOperation = AnyOperation> {
   input: (e: CliEnv, ctx: Ctx) => Promise<OperationInput<O>> | OperationInput<O>;
   /** What the command prints; JSON of the result by default. */
   print?: (result: OperationResult<O>) => string;
+  /** What follows the operation, as the same principal (further operations through runOp): its result is what is printed. */
+  then?: (e: CliEnv, ctx: Ctx, result: OperationResult<O>) => Promise<OperationResult<O>>;
   /** What the operation reads of the process beyond the database (the mailbox's sealing key and outbound guard). */
   machinery?: (e: CliEnv) => { mailbox?: MailboxMachinery };
 }
@@ -272,6 +277,13 @@ export const COMMANDS: Record<string, Command> = {
       const periodId = await period(ctx, need(values, 'period'));
       return { periodId, dryRun: flag(values, 'dry-run') ?? false };
     },
+    then: (e, ctx, started) => followRun(e, ctx, started),
+    print: pretty,
+  }),
+  'billing approve': command({
+    op: approveRun,
+    input: ({ values }) => ({ id: need(values, 'run') }),
+    then: (e, ctx, approved) => followRun(e, ctx, approved) as Promise<BillingRun>,
     print: pretty,
   }),
   'billing void': command({
@@ -446,6 +458,31 @@ export const COMMANDS: Record<string, Command> = {
 export async function runCommand(c: Command, e: CliEnv): Promise<void> {
   if (c.kind !== 'operation') return c.run(e);
   const ctx = await cliCtx(e, c.machinery?.(e));
-  const result: unknown = await runOp(c.op, ctx, await c.input(e, ctx));
+  let result: unknown = await runOp(c.op, ctx, await c.input(e, ctx));
+  if (c.then) result = await c.then(e, ctx, result);
   e.print(c.print ? c.print(result) : pretty(result));
+}
+
+/** How long `--wait` follows a run before giving up (the worker may not be running). */
+const WAIT_LIMIT_MS = 30 * 60_000;
+
+/**
+ * `--wait`: follows the run (GET /billing/runs/{id}'s operation, twice a second) until it ends:
+ * `completed`, `voided`, or `awaiting_approval` (it waits for an operator); `--approve` (which
+ * implies `--wait`) approves it there and follows it to its end. A failed run is a refusal (exit 2)
+ * naming its error; so is a run still under way after half an hour (is a worker running?).
+ */
+async function followRun(e: CliEnv, ctx: Ctx, started: BillingRun | RunPreview): Promise<BillingRun | RunPreview> {
+  const approve = flag(e.values, 'approve') ?? false;
+  if (started.dryRun || !(approve || flag(e.values, 'wait'))) return started;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  let run = started;
+  for (;;) {
+    if (run.status === 'failed') throw new UsageError(`billing run ${run.id} failed: ${run.error ?? 'no error recorded'}`);
+    if (run.status === 'awaiting_approval' && approve) run = await runOp(approveRun, ctx, { id: run.id });
+    else if (['completed', 'voided'].includes(run.status) || run.status === 'awaiting_approval') return run;
+    if (Date.now() > deadline) throw new UsageError(`billing run ${run.id} is still ${run.status} after 30 minutes; is a worker running?`);
+    await new Promise((r) => setTimeout(r, 500));
+    run = await runOp(getRun, ctx, { id: run.id });
+  }
 }

@@ -57,8 +57,11 @@ const usage = `wt — work tracker command line
                                                change the workspace's settings (an option left out stays; audited)
   wt token create --workspace S --email E --name N [--scopes read,write,triage,admin]
                   [--projects KEY,KEY] [--agent AGENT_EMAIL] [--expires ISO_DATETIME]
-  wt billing run --workspace S --period YYYY-MM [--dry-run] [--as EMAIL]
-                                               bill a closed period (as EMAIL, an owner or admin; default the first owner)
+  wt billing run --workspace S --period YYYY-MM [--dry-run] [--wait] [--approve] [--as EMAIL]
+                                               bill a closed period (as EMAIL, an owner or admin; default the first owner);
+                                               --wait follows the run to its end or its review, --approve approves it there
+  wt billing approve --workspace S --run ID [--wait] [--as EMAIL]
+                                               approve a run awaiting review: its timesheets are emailed (audited)
   wt billing void --workspace S --run ID --reason R [--as EMAIL]
                                                void a billing run (audited)
   wt delivery resend --workspace S --document ID --delivery ID [--as EMAIL]
@@ -93,6 +96,8 @@ async function run(argv: string[]): Promise<void> {
       readonly: { type: 'boolean' },
       period: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      wait: { type: 'boolean' },
+      approve: { type: 'boolean' },
       as: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },

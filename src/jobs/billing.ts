@@ -1,6 +1,6 @@
 import type { Task } from 'graphile-worker';
 import { allocateRun } from '../core/billing/allocate.ts';
-import { deliverTimesheet } from '../core/documents/deliver.ts';
+import { deliverAndNotify } from '../core/documents/deliver-task.ts';
 import { renderDocument } from '../core/documents/render-document.ts';
 import { settleAbandonedDeliveries } from '../core/documents/abandoned-deliveries.ts';
 import { allocateJob, crons, deliverJob, renderJob } from '../core/jobs/catalog.ts';
@@ -14,7 +14,7 @@ export function billingTasks(services: JobServices) {
   return {
     allocate: jobTask(allocateJob, services, allocateRun),
     render: jobTask(renderJob, services, renderDocument),
-    deliver: jobTask(deliverJob, services, deliverTimesheet),
+    deliver: jobTask(deliverJob, services, deliverAndNotify),
   } satisfies Record<string, Task>;
 }
 

@@ -683,6 +683,19 @@ export const TABLE: Record<string, Probe[]> = {
   'POST /api/w/:slug/billing/runs/:id/void': [
     { label: 'a fresh run', auth: 'session', admin: true, ok: 200, build: async (w) => ({ ...(await aRun(w)), body: { reason: 'matrix probe' } }) },
   ],
+  'POST /api/w/:slug/billing/runs/:id/approve': [
+    {
+      label: 'a run awaiting approval',
+      auth: 'session',
+      admin: true,
+      ok: 200,
+      build: async (w) => ({
+        params: { id: (await makeBillingRun(w.app.db.sql, w.ws, { periodId: (await billingPeriod(w)).id, status: 'awaiting_approval' })).id },
+        body: {},
+      }),
+    },
+    { label: 'a completed run (409 run_not_awaiting_approval)', auth: 'session', admin: true, ok: 409, build: async (w) => ({ ...(await aRun(w)), body: {} }) },
+  ],
   'GET /api/w/:slug/billing/banks': [{ label: 'list', auth: 'session', admin: true, ok: 200 }],
   'POST /api/w/:slug/billing/banks': [
     { label: 'a new bank of client A', auth: 'session', admin: true, ok: 201, build: (w) => ({ body: { clientId: w.clients.a, name: `Probe ${uniq()}` } }) },

@@ -160,6 +160,7 @@ export const ACTIONS = {
   'billing.runs.list': { ...session, admin: true, orFlag: 'billingOperator' },
   'billing.runs.read': { ...session, admin: true, orFlag: 'billingOperator' },
   'billing.runs.void': { ...session, admin: true },
+  'billing.runs.approve': { ...session, admin: true },
   'banks.list': { ...session, admin: true },
   'banks.create': { ...session, admin: true },
   'banks.deposit': { ...session, admin: true },

@@ -74,7 +74,8 @@ export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Pr
 /**
  * The run's timesheets, numbered in a stable order (client code, then project key) so a retried
  * allocation gives every timesheet the same number. The client's tax and payment terms are fixed
- * on the timesheet (issue 23): the due date is the run's day plus the terms. Returns their ids in that order.
+ * on the timesheet (issue 23): the due date is the run's day plus the terms; so are whether it is
+ * held for review (the client's `delivery`) and the voided number it replaces. Returns their ids in that order.
  */
 async function createTimesheets(sql: Db, runId: string, workspaceId: string, year: number, formats: DocumentFormat[]): Promise<string[]> {
   const groups = await sql<{ clientId: string; code: string; projectId: string | null }[]>`
@@ -91,12 +92,33 @@ async function createTimesheets(sql: Db, runId: string, workspaceId: string, yea
       returning last_number as n`;
     const number = `${g.code}-${year}-${String(counter!.n).padStart(4, '0')}`;
     const [sheet] = await sql<{ id: string }[]>`
-      insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, tax_rate_bp, tax_label, tax_note, due_on)
+      insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, tax_rate_bp, tax_label, tax_note, due_on,
+                              review, replaces_number)
       select ${workspaceId}, ${runId}, ${g.clientId}, ${g.projectId}, ${g.projectId ? 'project' : 'combined'}, ${number}, 1, ${formats}::text[],
-             c.tax_rate_bp, c.tax_label, c.tax_note, (r.created_at at time zone 'UTC')::date + c.payment_terms_days
+             c.tax_rate_bp, c.tax_label, c.tax_note, (r.created_at at time zone 'UTC')::date + c.payment_terms_days,
+             c.delivery = 'review', (${replacedNumber(sql, g.clientId, g.projectId)})
       from clients c, billing_runs r where c.id = ${g.clientId} and r.id = ${runId}
       returning id`;
     ids.push(sheet!.id);
   }
   return ids;
+}
+
+/**
+ * The number a new timesheet of this client (and project, for a project-scope one) replaces, as
+ * SQL over the run `r`: the latest first-version timesheet of the same client, scope and period
+ * whose run was voided after it was released to the client (not held for review, or approved),
+ * and that nothing replaces yet. A replacement that was itself voided before its release never
+ * reached the client, so it does not count: a client who received 0001 and then 0003 reads
+ * "replaces 0001", the number they know. Null when there is none.
+ */
+function replacedNumber(sql: Db, clientId: string, projectId: string | null) {
+  return sql`
+    select v.number from timesheets v join billing_runs vr on vr.id = v.run_id
+    where v.client_id = ${clientId} and v.project_id is not distinct from ${projectId}::uuid and v.version = 1
+      and vr.period_id = r.period_id and vr.status = 'voided' and (not v.review or vr.approved_at is not null)
+      and not exists (select 1 from timesheets x join billing_runs xr on xr.id = x.run_id
+                      where x.client_id = v.client_id and x.replaces_number = v.number
+                        and (xr.status <> 'voided' or not x.review or xr.approved_at is not null))
+    order by v.number desc limit 1`;
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { notFound } from '../errors.ts';
 
-export type RunStatus = 'allocating' | 'rendering' | 'delivering' | 'completed' | 'failed' | 'voided';
+export type RunStatus = 'allocating' | 'rendering' | 'awaiting_approval' | 'delivering' | 'completed' | 'failed' | 'voided';
 
 /** Minutes of a set of run lines, by how they are billed. `billableMinutes` are the minutes charged (`paid` lines). */
 export interface LineTotals {
@@ -43,6 +43,9 @@ export interface BillingRun {
   voidedAt: string | null;
   voidedBy: string | null;
   voidReason: string | null;
+  /** When and by whom a run held for review was approved (issue 23); null otherwise. */
+  approvedAt: string | null;
+  approvedBy: string | null;
   /** Why a failed run failed. */
   error: string | null;
 }
@@ -73,7 +76,8 @@ export async function presentRun(sql: Db, workspaceId: string, runId: string): P
                      join clients c on c.id = x.client_id), '[]'::json) as clients,
            array(select d.id::text from documents d where d.run_id = r.id and not d.redacted order by d.number, d.format) as "documentIds",
            r.created_by as "createdBy", ${iso(sql, sql`r.created_at`)} as "createdAt", ${iso(sql, sql`r.completed_at`)} as "completedAt",
-           ${iso(sql, sql`r.voided_at`)} as "voidedAt", r.voided_by as "voidedBy", r.void_reason as "voidReason", r.error
+           ${iso(sql, sql`r.voided_at`)} as "voidedAt", r.voided_by as "voidedBy", r.void_reason as "voidReason",
+           ${iso(sql, sql`r.approved_at`)} as "approvedAt", r.approved_by as "approvedBy", r.error
     from billing_runs r
     join periods p on p.id = r.period_id
     left join lateral (select ${lineTotalsSql(sql)} from billing_run_entries l where l.run_id = r.id) t on true

@@ -92,7 +92,11 @@ export const billingRunSchema = describing<BillingRun>()(
       periodId: uuidOut,
       periodStart: dateOut,
       periodEnd: dateOut,
-      status: z.enum(['allocating', 'rendering', 'delivering', 'completed', 'failed', 'voided']),
+      status: z
+        .enum(['allocating', 'rendering', 'awaiting_approval', 'delivering', 'completed', 'failed', 'voided'])
+        .describe(
+          '`awaiting_approval` (issue 23, additive): rendered, and holding timesheets of clients whose delivery is `review`; nothing of them is sent, nor shown to client users, until POST /billing/runs/{id}/approve.',
+        ),
       dryRun: z.literal(false),
       ...totals,
       clients: z.array(
@@ -121,6 +125,8 @@ export const billingRunSchema = describing<BillingRun>()(
       voidedAt: dateTimeOut.nullable(),
       voidedBy: uuidOut.nullable(),
       voidReason: z.string().nullable(),
+      approvedAt: dateTimeOut.nullable().describe('When the run was approved (runs held for review only).'),
+      approvedBy: uuidOut.nullable(),
       error: z.string().nullable().describe('Why a failed run failed.'),
     })
     .meta({ id: 'BillingRun' }),

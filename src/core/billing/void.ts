@@ -3,6 +3,7 @@ import { conflict, notFound } from '../errors.ts';
 import { defineOp } from '../operation.ts';
 import { idField, withReasons } from '../validation.ts';
 import { lockBilling } from './lock.ts';
+import { createVoidNotices } from './progress.ts';
 import { presentRun, type BillingRun } from './present.ts';
 import { billingRunSchema } from './run-schema.ts';
 
@@ -17,7 +18,9 @@ const voidRunInput = withReasons(voidRunFields.extend({ id: idField('The billing
  * `voided` (with who, when and why), its documents `voided: true` (they stay listed, numbers
  * kept), its lines stop being live (so bank draw-downs return) and every entry it billed is
  * unbilled, free for a later run. Deliveries stay as history; pending ones are skipped by their
- * job. A run still allocating is 409 `run_allocating` (its entry set is not decided); a voided run
+ * job; each recipient who received a timesheet of the run (`sent`, or `unknown`: may have) gets a
+ * notice naming the voided number (a `void_notice` delivery, issue 23). A run awaiting approval
+ * sent nothing, so voiding it notifies no one. A run still allocating is 409 `run_allocating` (its entry set is not decided); a voided run
  * is 409 `run_voided`. Audited (`billing.run.void`, with the door it came through), refusals too.
  */
 export const voidRun = defineOp({
@@ -43,6 +46,7 @@ export const voidRun = defineOp({
     await sql`update documents set voided = true where run_id = ${runId}`;
     await sql`update billing_run_entries set active = false where run_id = ${runId}`;
     await sql`update time_entries set billed = false, billing_run_id = null, updated_at = ${now} where billing_run_id = ${runId}`;
+    await createVoidNotices(sql, runId, now);
     return presentRun(sql, p.workspaceId, runId);
   },
 });

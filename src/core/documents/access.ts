@@ -37,7 +37,8 @@ interface RuleFacts {
 /**
  * The contract's download rule, the same for every document route:
  * - Owner and Admin: every document (`all`).
- * - A client user: their own client's documents, only as a billing contact with a full login (`client`).
+ * - A client user: their own client's documents, only as a billing contact with a full login (`client`),
+ *   and never one held for review whose run is not approved yet (issue 23).
  * - A workspace user: every document of clients they hold a document grant for (`client`), and the
  *   project-scoped documents of projects they manage (`projects`). A combined document spans
  *   projects, so managing one project does not open it.
@@ -61,7 +62,7 @@ export async function documentRule(ctx: Ctx): Promise<DocumentRule> {
     where = sql`true`;
   } else if (isClientRole(p.role)) {
     scope = f.contact ? 'client' : 'none';
-    where = f.contact ? sql`d.client_id = ${p.clientId}::uuid` : sql`false`;
+    where = f.contact ? sql`(d.client_id = ${p.clientId}::uuid and not ${heldForReview(sql)})` : sql`false`;
   } else {
     scope = f.grantClientIds.length > 0 ? 'client' : f.managedProjectIds.length > 0 ? 'projects' : 'none';
     where = sql`(d.client_id = any(${f.grantClientIds}::uuid[]) or (d.scope = 'project' and d.project_id = any(${f.managedProjectIds}::uuid[])))`;
@@ -72,3 +73,8 @@ export async function documentRule(ctx: Ctx): Promise<DocumentRule> {
   }
   return { scope, where: scope === 'none' ? sql`false` : where };
 }
+
+/** SQL condition over documents row `d`: its timesheet is held for review and its run not approved yet (issue 23). */
+const heldForReview = (sql: Db): Fragment => sql`exists (
+  select 1 from timesheets hs join billing_runs hr on hr.id = hs.run_id
+  where hs.id = d.timesheet_id and hs.review and hr.approved_at is null)`;

@@ -5,12 +5,14 @@ import { firstAddress, singleAddress } from '../mail/address.ts';
 import type { SendResult, SendStep } from '../mail/mailer.ts';
 import { timesheetReplyAddress } from '../mail/intake/reply-token.ts';
 import { fromWithName } from '../mail/workspace-sender.ts';
-import { deliveryEmail, type DeliverySheet } from './delivery-email.ts';
+import { deliveryEmail, voidNoticeEmail, type DeliverySheet } from './delivery-email.ts';
 import { finishDelivery, mayHaveLeft, settleStopped, STOPPED_AFTER_DATA, type FinalState } from './stopped-deliveries.ts';
 import type { DocumentFormat } from './timesheet-model.ts';
 
 interface DeliveryRow {
   state: string;
+  /** A timesheet email, or the notice that its run was voided (issue 23). */
+  kind: 'timesheet' | 'void_notice';
   email: string | null;
   wasSending: boolean;
   smtpStep: SendStep | null;
@@ -25,19 +27,34 @@ interface DeliveryRow {
   agency: string;
   /** The workspace's sender name (its settings), shown with MAIL_FROM's address. */
   mailFromName: string | null;
+  /** The workspace's reply-to (its settings), offered beside the recipient's own reply address. */
+  mailReplyTo: string | null;
   periodStart: string;
   periodEnd: string;
+  replacesNumber: string | null;
 }
 
 /** What the first transaction decided: nothing left to do, wait for a re-rendered version, or send this email. */
 type Claim =
   | { kind: 'done' }
   | { kind: 'wait' }
-  | { kind: 'send'; runId: string; timesheetId: string; email: string; messageId: string; attempt: number; sheet: DeliverySheet; senderName: string | null };
+  | {
+      kind: 'send';
+      notice: boolean;
+      runId: string;
+      timesheetId: string;
+      email: string;
+      messageId: string;
+      attempt: number;
+      sheet: DeliverySheet;
+      senderName: string | null;
+      workspaceReplyTo: string | null;
+    };
 
 /**
  * The `documents:deliver` job: sends one timesheet (its pdf or html, and its csv, in one email)
- * to one billing recipient, at most once. The Message-ID is stored and the attempt marked
+ * to one billing recipient, at most once; or, for a `void_notice` delivery, the short notice that
+ * the timesheet it received was voided, under the same rules. The Message-ID is stored and the attempt marked
  * (`sending_at`, its number in `attempts`) in a transaction committed before the message goes
  * out, and each SMTP step is committed (`smtp_step`) before the mailer goes past it. A retry
  * after a crash mid-send finds the mark: if the dead attempt had reached `data` the server may
@@ -55,9 +72,12 @@ export async function deliverTimesheet(ctx: JobCtx, { deliveryId }: { deliveryId
   const { runId, sheet, attempt } = claim;
   const refs = { deliveryId, runId, timesheetId: claim.timesheetId };
   // the recipient's own reply address: a reply to it is known to be theirs (issue 19)
-  const replyTo = await timesheetReplyAddress(ctx.sql, ctx.mailFrom, { timesheetId: claim.timesheetId, deliveryId, email: claim.email });
+  const own = await timesheetReplyAddress(ctx.sql, ctx.mailFrom, { timesheetId: claim.timesheetId, deliveryId, email: claim.email });
+  // the agency's chosen reply address first, and the recipient's own one, whose replies are proven theirs
+  const replyTo = [claim.workspaceReplyTo, own].filter((a) => a).join(', ') || null;
   const from = fromWithName(ctx.mailFrom, claim.senderName);
-  const mail = deliveryEmail(sheet, { from, to: claim.email, messageId: claim.messageId, replyTo });
+  const envelope = { from, to: claim.email, messageId: claim.messageId, replyTo };
+  const mail = claim.notice ? voidNoticeEmail(sheet, envelope) : deliveryEmail(sheet, envelope);
   // A mailer that throws may have sent the message or not: the same doubt as a connection lost after DATA.
   const result = await ctx.mailer
     .send(mail, (s) => recordStep(ctx, deliveryId, attempt, s))
@@ -126,9 +146,10 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
   const { sql } = ctx;
   const now = ctx.now();
   const [d] = await sql<DeliveryRow[]>`
-    select dd.state, dd.email, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", coalesce(rc.opted_out, false) as "optedOut",
+    select dd.state, dd.kind, dd.email, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", coalesce(rc.opted_out, false) as "optedOut",
            s.id as "timesheetId", s.workspace_id as "workspaceId", s.number, s.run_id as "runId", r.status as "runStatus",
-           c.name as "clientName", c.locale, w.name as agency, w.mail_from_name as "mailFromName", p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
+           c.name as "clientName", c.locale, w.name as agency, w.mail_from_name as "mailFromName", w.mail_reply_to as "mailReplyTo",
+           s.replaces_number as "replacesNumber", p.period_start::text as "periodStart", p.period_end::text as "periodEnd"
     from document_deliveries dd
     join timesheets s on s.id = dd.timesheet_id
     join billing_runs r on r.id = s.run_id
@@ -143,13 +164,14 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
     await finishDelivery(sql, deliveryId, d.runId, state, detail, now);
     return { kind: 'done' };
   };
-  if (d.runStatus === 'voided') return settle('skipped', 'The billing run was voided before sending.');
+  const notice = d.kind === 'void_notice';
+  if (d.runStatus === 'voided' && !notice) return settle('skipped', 'The billing run was voided before sending.');
   if (mayHaveLeft(d)) return settle('unknown', STOPPED_AFTER_DATA);
   if (d.optedOut) return settle('skipped', 'The recipient opted out of timesheet emails.');
   if (!d.email) return settle('skipped', 'The recipient has no email address.');
   // a list or a line break would reach more people than the one recipient (written before the check, or past it)
   if (!singleAddress(d.email)) return settle('failed', 'The recipient address is not exactly one email address; not sent.');
-  const files = await currentFiles(sql, d);
+  const files = notice ? [] : await currentFiles(sql, d);
   if (!files) return final ? settle('failed', 'The timesheet was superseded and its new version was not rendered in time.') : { kind: 'wait' };
   step(ctx, 'deliver:loaded');
   const [claimed] = await sql<{ messageId: string; attempt: number }[]>`
@@ -162,6 +184,7 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
   const sheet: DeliverySheet = { ...pick(d), files };
   return {
     kind: 'send',
+    notice,
     runId: d.runId,
     timesheetId: d.timesheetId,
     email: d.email,
@@ -169,6 +192,7 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
     attempt: claimed!.attempt,
     sheet,
     senderName: d.mailFromName,
+    workspaceReplyTo: d.mailReplyTo,
   };
 }
 
@@ -189,7 +213,15 @@ async function currentFiles(sql: Db, d: DeliveryRow): Promise<DeliverySheet['fil
   return files.length === wanted.length ? [...files] : null;
 }
 
-const pick = ({ number, clientName, locale, agency, periodStart, periodEnd }: DeliveryRow) => ({ number, clientName, locale, agency, periodStart, periodEnd });
+const pick = ({ number, clientName, locale, agency, periodStart, periodEnd, replacesNumber }: DeliveryRow) => ({
+  number,
+  clientName,
+  locale,
+  agency,
+  periodStart,
+  periodEnd,
+  replacesNumber,
+});
 
 /** `<uuid@domain of MAIL_FROM>`: ours, unique, and stored before the first attempt. */
 function newMessageId(mailFrom: string): string {

@@ -8,6 +8,10 @@ import type { DocumentScope } from './access.ts';
  */
 
 export interface DocumentDelivery {
+  /** The delivery's id: what POST /documents/{id}/deliveries/{deliveryId}/resend takes. */
+  id: string;
+  /** `timesheet`: the timesheet email; `void_notice`: the notice that its run was voided (issue 23). */
+  kind: 'timesheet' | 'void_notice';
   email: string | null;
   state: 'pending' | 'sent' | 'failed' | 'skipped' | 'unknown';
   detail: string | null;
@@ -56,6 +60,22 @@ export interface DocumentGrants {
   candidates: GrantCandidate[];
 }
 
+/** One delivery of a document's timesheet (the contract's entry, with its id and kind: issue 23, additive). */
+export const deliverySchema = describing<DocumentDelivery>()(
+  z
+    .object({
+      id: uuidOut.describe('The delivery, as the resend route takes it.'),
+      kind: z
+        .enum(['timesheet', 'void_notice'])
+        .describe('`timesheet`: the email carrying the document; `void_notice`: the notice, after its run was voided, to a recipient who received it.'),
+      email: z.string().nullable(),
+      state: z.enum(['pending', 'sent', 'failed', 'skipped', 'unknown']),
+      detail: z.string().nullable(),
+      attemptedAt: dateTimeOut.nullable(),
+    })
+    .meta({ id: 'Delivery' }),
+);
+
 export const documentSchema = describing<TimesheetDocument>()(
   z
     .object({
@@ -76,14 +96,7 @@ export const documentSchema = describing<TimesheetDocument>()(
       voided: z.boolean(),
       redacted: z.boolean(),
       createdAt: dateTimeOut,
-      deliveries: z.array(
-        z.object({
-          email: z.string().nullable(),
-          state: z.enum(['pending', 'sent', 'failed', 'skipped', 'unknown']),
-          detail: z.string().nullable(),
-          attemptedAt: dateTimeOut.nullable(),
-        }),
-      ),
+      deliveries: z.array(deliverySchema),
     })
     .meta({ id: 'Document' }),
 );

@@ -29,7 +29,7 @@ export const listDocuments = defineOp({
       select d.id, d.run_id as "runId", d.number, d.scope, d.project_id as "projectId", pr.name as "projectName",
              d.client_id as "clientId", c.name as "clientName", to_char(d.period_start, 'YYYY-MM-DD') as "periodStart",
              d.format, d.version, d.locale, d.checksum, d.bytes, d.voided, d.redacted, ${iso(sql`d.created_at`)} as "createdAt",
-             coalesce((select json_agg(json_build_object('email', dd.email, 'state', dd.state, 'detail', dd.detail,
+             coalesce((select json_agg(json_build_object('id', dd.id, 'kind', dd.kind, 'email', dd.email, 'state', dd.state, 'detail', dd.detail,
                                                          'attemptedAt', ${iso(sql`dd.attempted_at`)}) order by dd.created_at, dd.id)
                        from document_deliveries dd where dd.timesheet_id = d.timesheet_id), '[]'::json) as deliveries
       from documents d

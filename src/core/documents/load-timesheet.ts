@@ -21,6 +21,7 @@ interface SheetRow {
   taxLabel: string | null;
   taxNote: string | null;
   dueOn: string | null;
+  replacesNumber: string | null;
 }
 
 interface LineRow extends TimesheetLine {
@@ -43,7 +44,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
            w.name as agency, c.name as "clientName", c.code as "clientCode", c.locale,
            p.period_start::text as "periodStart", p.period_end::text as "periodEnd",
            to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as "issuedOn", r.created_at as "runCreatedAt",
-           s.tax_rate_bp as "taxRateBasisPoints", s.tax_label as "taxLabel", s.tax_note as "taxNote", s.due_on::text as "dueOn"
+           s.tax_rate_bp as "taxRateBasisPoints", s.tax_label as "taxLabel", s.tax_note as "taxNote", s.due_on::text as "dueOn",
+           s.replaces_number as "replacesNumber"
     from timesheets s
     join billing_runs r on r.id = s.run_id
     join periods p on p.id = r.period_id
@@ -77,6 +79,8 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     currency: lines.find((l) => l.currency)?.currency ?? null,
     tax: { rateBasisPoints: s.taxRateBasisPoints, label: s.taxLabel, note: s.taxNote },
     dueOn: s.dueOn,
+    // absent rather than null, so a document that replaces nothing renders as it always did
+    ...(s.replacesNumber ? { replacesNumber: s.replacesNumber } : {}),
     period: { start: s.periodStart, end: s.periodEnd },
     issuedOn: s.issuedOn,
     sections: sections(lines),

@@ -24,7 +24,8 @@ const RESENDABLE = ['failed', 'unknown'];
  * again until the job settles it. An `unknown` delivery keeps its Message-ID, so a receiving
  * system that has the first copy can recognise the second as the same message; a `failed` one
  * never arrived and goes as a new email (a new Message-ID). The delivery must be one of the
- * document's timesheet (else 404); a voided run's deliveries are history (409 `run_voided`).
+ * document's timesheet (else 404); a voided run's timesheet emails are history (409 `run_voided`),
+ * its void notices (issue 23) can be resent like any delivery.
  * Audited (`delivery.resend`, with the door it came through), refusals too.
  */
 export const resendDelivery = defineOp({
@@ -40,8 +41,8 @@ export const resendDelivery = defineOp({
     const [doc] = await sql<{ timesheetId: string }[]>`
       select timesheet_id as "timesheetId" from documents where id = ${documentId} and workspace_id = ${p.workspaceId}`;
     if (!doc) throw notFound('unknown_document', undefined, 'No such document.');
-    const [d] = await sql<{ state: string; detail: string | null; runId: string; runStatus: string }[]>`
-      select dd.state, dd.detail, s.run_id as "runId", r.status as "runStatus"
+    const [d] = await sql<{ state: string; kind: string; detail: string | null; runId: string; runStatus: string }[]>`
+      select dd.state, dd.kind, dd.detail, s.run_id as "runId", r.status as "runStatus"
       from document_deliveries dd join timesheets s on s.id = dd.timesheet_id join billing_runs r on r.id = s.run_id
       where dd.id = ${deliveryId} and dd.timesheet_id = ${doc.timesheetId}
       for update of dd`;
@@ -49,7 +50,9 @@ export const resendDelivery = defineOp({
     if (!RESENDABLE.includes(d.state)) {
       throw conflict('delivery_not_resendable', { state: d.state }, 'Only a failed or unknown delivery can be resent.');
     }
-    if (d.runStatus === 'voided') throw conflict('run_voided', undefined, 'The billing run was voided; its deliveries are history.');
+    // a void notice is owed because the run was voided; a timesheet email of a voided run is history
+    const notice = d.kind === 'void_notice';
+    if (d.runStatus === 'voided' && !notice) throw conflict('run_voided', undefined, 'The billing run was voided; its deliveries are history.');
     await sql`
       insert into delivery_resends (delivery_id, previous_state, previous_detail, requested_by, requested_at)
       values (${deliveryId}, ${d.state}, ${d.detail}, ${p.identityId}, ${now})`;
@@ -58,7 +61,7 @@ export const resendDelivery = defineOp({
       set state = 'pending', detail = null, message_id = case when state = 'unknown' then message_id end, sending_at = null,
           smtp_step = null, attempts = 0, updated_at = ${now}
       where id = ${deliveryId}
-      returning id, email, state, detail, to_char(attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "attemptedAt"`;
+      returning id, kind, email, state, detail, to_char(attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "attemptedAt"`;
     await sql`update billing_runs set status = 'delivering', completed_at = null where id = ${d.runId} and status = 'completed'`;
     await enqueueDelivery(sql, { id: deliveryId, workspaceId: p.workspaceId }, true);
     return row!;

@@ -25,12 +25,12 @@ export async function finishDelivery(sql: Db, deliveryId: string, runId: string,
 /**
  * Settles a pending delivery whose job will not run again, in the caller's transaction: `unknown`
  * when its last attempt may have sent the message, else `failed` (nothing left: the operator may
- * resend), `skipped` for a voided run. `why` opens the detail. Answers whether it settled one.
+ * resend), `skipped` for a voided run's timesheet email (its void notice is still owed). `why` opens the detail. Answers whether it settled one.
  */
 export async function settleStopped(sql: Db, deliveryId: string, why: string, now: Date): Promise<boolean> {
   const [d] = await sql<{ state: string; detail: string | null; wasSending: boolean; smtpStep: SendStep | null; runId: string; voided: boolean }[]>`
     select dd.state, dd.detail, dd.sending_at is not null as "wasSending", dd.smtp_step as "smtpStep", s.run_id as "runId",
-           r.status = 'voided' as voided
+           r.status = 'voided' and dd.kind = 'timesheet' as voided
     from document_deliveries dd join timesheets s on s.id = dd.timesheet_id join billing_runs r on r.id = s.run_id
     where dd.id = ${deliveryId}
     for update of dd`;

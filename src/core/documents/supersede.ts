@@ -7,13 +7,16 @@ import type { DocumentFormat } from './timesheet-model.ts';
  * After a ticket's content was redacted (in the same transaction): every current timesheet that
  * quoted the ticket — the latest version of a sheet whose run billed an entry of it, in a run not
  * voided — gets a new version with the same number, rendered anew in every format by its jobs
- * (which read the ticket's text as it now is: the marker); the documents of the old version are
+ * (which read the ticket's text as it now is: the marker); what allocation fixed on the sheet (tax,
+ * due date, review, the number it replaces) is carried over; the documents of the old version are
  * marked `redacted`. Returns how many runs were affected.
  */
 export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Promise<number> {
   const sheets = await sql<{ id: string; runId: string; workspaceId: string; formats: DocumentFormat[] }[]>`
-    insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, supersedes_id)
-    select s.workspace_id, s.run_id, s.client_id, s.project_id, s.scope, s.number, s.version + 1, s.formats, s.id
+    insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, supersedes_id,
+                            tax_rate_bp, tax_label, tax_note, due_on, review, replaces_number)
+    select s.workspace_id, s.run_id, s.client_id, s.project_id, s.scope, s.number, s.version + 1, s.formats, s.id,
+           s.tax_rate_bp, s.tax_label, s.tax_note, s.due_on, s.review, s.replaces_number
     from timesheets s join billing_runs r on r.id = s.run_id
     where r.status <> 'voided'
       and not exists (select 1 from timesheets newer where newer.supersedes_id = s.id)

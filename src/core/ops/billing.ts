@@ -5,6 +5,7 @@ import { advanceRun } from '../billing/advance.ts';
 import { renderJob } from '../jobs/catalog.ts';
 import type { BillingRun } from '../billing/present.ts';
 import { voidRun } from '../billing/void.ts';
+import { approveRun } from '../billing/approve.ts';
 import { resendDelivery } from '../documents/resend.ts';
 import { conflict, notFound } from '../errors.ts';
 import { defineOp, runOp } from '../operation.ts';
@@ -13,6 +14,8 @@ import { idField } from '../validation.ts';
 /** A delivery as the console shows it: the contract's entry with its id and attempts. */
 export interface OpsDelivery {
   id: string;
+  /** The timesheet email, or the notice that its run was voided (issue 23). */
+  kind: 'timesheet' | 'void_notice';
   email: string | null;
   state: 'pending' | 'sent' | 'failed' | 'skipped' | 'unknown';
   detail: string | null;
@@ -53,7 +56,7 @@ export const runDocuments = defineOp({
              (select h.duration_ms from job_history h
               where h.timesheet_id = d.timesheet_id and h.task = ${renderJob.task} and h.outcome = 'succeeded'
               order by h.id desc limit 1) as "renderMs",
-             coalesce((select json_agg(json_build_object('id', dd.id, 'email', dd.email, 'state', dd.state, 'detail', dd.detail,
+             coalesce((select json_agg(json_build_object('id', dd.id, 'kind', dd.kind, 'email', dd.email, 'state', dd.state, 'detail', dd.detail,
                                                          'attempts', dd.attempts, 'attemptedAt', dd.attempted_at) order by dd.created_at, dd.id)
                        from document_deliveries dd where dd.timesheet_id = d.timesheet_id), '[]'::json) as deliveries
       from documents d
@@ -99,6 +102,20 @@ export const opsVoidRun = defineOp({
   run: (ctx, { runId, reason }) => runOp(voidRun, ctx, { id: runId, reason }),
 });
 
+/**
+ * Approve from the console (issue 23), once the operator read the documents: the billing
+ * operation, as an operator action (`ops.act`); recorded once, as `billing.run.approve`. The typed
+ * confirmation is the console's (src/ops/pages/billing.ts).
+ */
+export const opsApproveRun = defineOp({
+  name: 'ops.billing.run.approve',
+  action: 'ops.act',
+  input: runIdInput,
+  output: null,
+  audit: { action: 'billing.run.approve', target: (s) => `run ${String(s.runId)}` },
+  run: (ctx, { runId }) => runOp(approveRun, ctx, { id: runId }),
+});
+
 const deliveryInput = z.object({ deliveryId: idField('The delivery (uuid).') });
 
 /**
@@ -133,13 +150,14 @@ export const markDeliverySent = defineOp({
   audit: { action: 'delivery.mark_sent', target: (s) => `delivery ${String(s.deliveryId)}` },
   run: async (ctx, { deliveryId }): Promise<void> => {
     const { sql, principal: p } = ctx;
-    const [d] = await sql<{ state: string; runId: string; runStatus: string }[]>`
-      select dd.state, s.run_id as "runId", r.status as "runStatus"
+    const [d] = await sql<{ state: string; kind: string; runId: string; runStatus: string }[]>`
+      select dd.state, dd.kind, s.run_id as "runId", r.status as "runStatus"
       from document_deliveries dd join timesheets s on s.id = dd.timesheet_id join billing_runs r on r.id = s.run_id
       where dd.id = ${deliveryId} and dd.workspace_id = ${p.workspaceId} for update of dd`;
     if (!d) throw notFound('unknown_delivery', undefined, 'No such delivery.');
     if (d.state !== 'unknown') throw conflict('delivery_not_unknown', { state: d.state }, 'Only a delivery whose outcome is unknown can be marked sent.');
-    if (d.runStatus === 'voided') throw conflict('run_voided', undefined, 'The billing run was voided; its deliveries are history.');
+    // a void notice belongs to a voided run; a timesheet email of one is history
+    if (d.runStatus === 'voided' && d.kind === 'timesheet') throw conflict('run_voided', undefined, 'The billing run was voided; its deliveries are history.');
     const now = ctx.now();
     await sql`
       insert into delivery_resends (delivery_id, previous_state, previous_detail, requested_by, requested_at)

@@ -98,6 +98,7 @@ export const ROUTE_REASONS: Record<string, Reasons> = {
   'GET /billing/runs/{id}': { 404: ['unknown_run'] },
   'GET /billing/runs/{id}/entries': { 400: ['bad_cursor'], 404: ['unknown_run'] },
   'POST /billing/runs/{id}/void': { 404: ['unknown_run'], 409: ['run_voided', 'run_allocating'] },
+  'POST /billing/runs/{id}/approve': { 404: ['unknown_run'], 409: ['run_voided', 'run_not_awaiting_approval'] },
   'POST /billing/banks': { 404: ['unknown_client'], 409: ['bank_exists'] },
   'POST /billing/banks/{id}/deposits': { 404: ['unknown_bank'] },
   'GET /clients/{id}/banks': { 404: ['unknown_client'] },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getRun, listRunEntries, listRunEntriesQuery, listRuns, listRunsInput } from '../../core/billing/list.ts';
+import { approveRun } from '../../core/billing/approve.ts';
 import { startRun, startRunInput } from '../../core/billing/start.ts';
 import { voidRun, voidRunFields } from '../../core/billing/void.ts';
 import { defineRoute, idParam } from '../route-table.ts';
@@ -25,4 +26,6 @@ export const billingRoutes = [
   defineRoute({ method: 'GET', path: '/billing/runs/:id', op: getRun, input: { params: runParams } }),
   defineRoute({ method: 'GET', path: '/billing/runs/:id/entries', op: listRunEntries, input: { params: runParams, query: listRunEntriesQuery } }),
   defineRoute({ method: 'POST', path: '/billing/runs/:id/void', op: voidRun, input: { params: runParams, body: voidRunFields } }),
+  // issue 23: releases the deliveries of a run held for review (409 run_not_awaiting_approval otherwise)
+  defineRoute({ method: 'POST', path: '/billing/runs/:id/approve', op: approveRun, input: { params: runParams } }),
 ];

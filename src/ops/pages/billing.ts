@@ -1,6 +1,6 @@
 import { listRuns } from '../../core/billing/list.ts';
 import { startRun, type RunPreview } from '../../core/billing/start.ts';
-import { markDeliverySent, opsResendDelivery, opsStartRun, opsVoidRun, runDocuments, type OpsDocument } from '../../core/ops/billing.ts';
+import { markDeliverySent, opsApproveRun, opsResendDelivery, opsStartRun, opsVoidRun, runDocuments, type OpsDocument } from '../../core/ops/billing.ts';
 import { runOp } from '../../core/operation.ts';
 import { listPeriods } from '../../core/periods/manage.ts';
 import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
@@ -88,9 +88,10 @@ function deliveryCell(r: OpsRequest, d: OpsDocument['deliveries'][number], back:
     actions.push(actionForm('/ops/billing/deliveries/resend', r.csrf, 'Resend', { deliveryId: d.id, _back: back }));
     if (d.state === 'unknown') actions.push(actionForm('/ops/billing/deliveries/mark-sent', r.csrf, 'Mark as sent', { deliveryId: d.id, _back: back }));
   }
+  const notice = d.kind === 'void_notice' ? 'Void notice to ' : '';
   return html`<li data-delivery="${d.id}">
-    ${d.email ?? '(no email)'}: <span class="state-${d.state}">${d.state}</span> ${d.detail ? html` <span class="muted">(${d.detail})</span>` : ''} · attempts
-    ${d.attempts} · ${when(d.attemptedAt)} ${actions}
+    ${notice}${d.email ?? '(no email)'}: <span class="state-${d.state}">${d.state}</span> ${d.detail ? html` <span class="muted">(${d.detail})</span>` : ''} ·
+    attempts ${d.attempts} · ${when(d.attemptedAt)} ${actions}
   </li>`;
 }
 
@@ -122,6 +123,19 @@ async function runPage(r: OpsRequest) {
         </td>
       </tr>`,
   );
+  const approveForm =
+    r.canAct && run.status === 'awaiting_approval'
+      ? html`<h2>Approve and send</h2>
+          <form method="post" action="/ops/billing/runs/${run.id}/approve" class="stack" data-approve>
+            <input type="hidden" name="_csrf" value="${r.csrf}" /><input type="hidden" name="_back" value="${back}" />
+            <p>
+              Nothing of this run has been sent, and its clients' users cannot see its documents yet. Read every document above; approving emails them to each
+              billing recipient and cannot be undone (a void afterwards sends a notice).
+            </p>
+            <label for="approve-confirmation">Type SEND to confirm <input id="approve-confirmation" name="confirmation" required autocomplete="off" /></label>
+            <button type="submit">Approve and send</button>
+          </form>`
+      : '';
   const voidForm =
     r.canAct && !['voided', 'allocating'].includes(run.status)
       ? html`<h2>Void this run</h2>
@@ -165,7 +179,7 @@ async function runPage(r: OpsRequest) {
       </dl>
       <h2>Documents</h2>
       ${table('Documents and their deliveries', ['Number', 'Client', 'Format', 'Flags', 'Checksum', 'Bytes', 'Render', 'File', 'Deliveries'], rows, 'No documents yet.')}
-      ${voidForm}`,
+      ${approveForm} ${voidForm}`,
     true,
   );
 }
@@ -192,6 +206,14 @@ export const billingPages: OpsRoute[] = [
     confirm: { field: 'confirmation', word: 'VOID', message: 'Type VOID to confirm.' },
     sent: (r) => ({ runId: r.params.id ?? '', reason: r.body.reason ?? '' }),
     answer: (_, r) => ({ redirect: withMessage(`/ops/billing/runs/${r.params.id}`, 'msg', 'The run was voided.') }),
+  }),
+  defineAction({
+    method: 'POST',
+    path: '/billing/runs/:id/approve',
+    op: opsApproveRun,
+    confirm: { field: 'confirmation', word: 'SEND', message: 'Type SEND to confirm.' },
+    sent: (r) => ({ runId: r.params.id ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage(`/ops/billing/runs/${r.params.id}`, 'msg', 'The run was approved; its timesheets are being sent.') }),
   }),
   defineAction({
     method: 'POST',

@@ -14,6 +14,10 @@ const LAYOUTS = [
   ['combined', 'One timesheet, a section per project'],
   ['project', 'One timesheet per project'],
 ] as const;
+const LINES = [
+  ['ticket', 'A row per ticket'],
+  ['entry', 'A row per time entry (date, person, hours, rate)'],
+] as const;
 const MODES = [
   ['period', 'Per period'],
   ['on_close', 'When a ticket closes'],
@@ -116,6 +120,22 @@ async function clientPage(r: OpsRequest) {
         ${formHead(r, back)} ${clientFields('edit', client)}
         <button type="submit">Save client</button>
       </form>
+      <h2>On its timesheets</h2>
+      <p>Fixed on each timesheet when its run is allocated: a change applies from the next run on.</p>
+      <form method="post" action="/ops/setup/clients/${client.id}/documents" class="stack">
+        ${formHead(r, back)}
+        <label for="doc-address"
+          >Billing address <textarea id="doc-address" name="billingAddress" rows="4" maxlength="500">${client.billingAddress ?? ''}</textarea>
+        </label>
+        <label for="doc-taxid">Tax ID <input id="doc-taxid" name="taxId" value="${client.taxId ?? ''}" maxlength="50" autocomplete="off" /></label>
+        <label for="doc-lines"
+          >Lines
+          <select id="doc-lines" name="timesheetLines">
+            ${options(LINES, client.timesheetLines)}
+          </select></label
+        >
+        <button type="submit">Save timesheet details</button>
+      </form>
       <h2>Users of this client</h2>
       <p>Invite client users on the <a href="/ops/setup/people">People</a> page.</p>
       ${stackedTable('Client users by name', ['Name', 'Email', 'Role'], users, 'No client user yet.')}
@@ -156,6 +176,19 @@ export const setupClientPages: OpsRoute[] = [
     op: updateClient,
     sent: (r) => ({ id: r.params.id ?? '', ...fieldsSent(r.body) }),
     answer: (c) => ({ redirect: withMessage(`/ops/setup/clients/${c.id}`, 'msg', `Client ${c.name} is saved.`) }),
+  }),
+  defineAction({
+    method: 'POST',
+    path: '/setup/clients/:id/documents',
+    op: updateClient,
+    // every field is on the form: an emptied one is cleared
+    sent: (r) => ({
+      id: r.params.id ?? '',
+      billingAddress: given(r.body.billingAddress) ?? null,
+      taxId: given(r.body.taxId) ?? null,
+      timesheetLines: given(r.body.timesheetLines) as OperationInput<typeof updateClient>['timesheetLines'],
+    }),
+    answer: (c) => ({ redirect: withMessage(`/ops/setup/clients/${c.id}`, 'msg', `${c.name}: the timesheet details are saved.`) }),
   }),
   defineAction({
     method: 'POST',

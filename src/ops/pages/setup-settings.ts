@@ -1,8 +1,8 @@
-import { getSettings, updateSettings } from '../../core/workspaces/settings.ts';
+import { getSettings, updateSettings, type WorkspaceSettings } from '../../core/workspaces/settings.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { html } from '../html.ts';
-import { formHead, given, hoursAsMinutes, minutesAsHours, setupPage } from './setup-common.ts';
+import { formHead, given, hoursAsMinutes, minutesAsHours, rowButton, setupPage } from './setup-common.ts';
 
 const BACK = '/ops/setup/settings';
 
@@ -44,8 +44,40 @@ async function settingsPage(r: OpsRequest) {
           <input id="settings-reply" name="mailReplyTo" type="email" value="${s.mailReplyTo ?? ''}" maxlength="254" autocomplete="off"
         /></label>
         <button type="submit">Save settings</button>
-      </form>`,
+      </form>
+      ${documentsForm(r, s)}`,
   );
+}
+
+/**
+ * What the agency's timesheets print (issue 23): fixed on each timesheet when its run is allocated,
+ * so a change here alters the next run's documents, never an issued one.
+ */
+function documentsForm(r: OpsRequest, s: WorkspaceSettings) {
+  const logo = s.logo ? `${s.logo.contentType === 'image/png' ? 'PNG' : 'JPEG'}, ${Math.ceil(s.logo.bytes / 1024)} KB` : 'none';
+  return html`<h2>On timesheets</h2>
+    <p>What the agency’s timesheets print. Each run fixes them on its documents: a change applies from the next run on.</p>
+    <form method="post" action="/ops/setup/settings/documents" class="stack">
+      ${formHead(r, BACK)}
+      <label for="settings-legal"
+        >Legal name (empty: the workspace name) <input id="settings-legal" name="legalName" value="${s.legalName ?? ''}" maxlength="200" autocomplete="off"
+      /></label>
+      <label for="settings-address">Address <textarea id="settings-address" name="address" rows="4" maxlength="500">${s.address ?? ''}</textarea></label>
+      <label for="settings-taxid"
+        >Tax ID (e.g. VAT number) <input id="settings-taxid" name="taxId" value="${s.taxId ?? ''}" maxlength="50" autocomplete="off"
+      /></label>
+      <label for="settings-holder"
+        >Account holder <input id="settings-holder" name="bankAccountHolder" value="${s.bankAccountHolder ?? ''}" maxlength="200" autocomplete="off"
+      /></label>
+      <label for="settings-iban">IBAN <input id="settings-iban" name="bankIban" value="${s.bankIban ?? ''}" maxlength="50" autocomplete="off" /></label>
+      <label for="settings-bic">BIC <input id="settings-bic" name="bankBic" value="${s.bankBic ?? ''}" maxlength="20" autocomplete="off" /></label>
+      <label for="settings-bank"
+        >Other payment details (free text) <textarea id="settings-bank" name="bankDetails" rows="3" maxlength="500">${s.bankDetails ?? ''}</textarea>
+      </label>
+      <button type="submit">Save what timesheets print</button>
+    </form>
+    <p>Logo: ${logo}. Upload a PNG or JPEG of at most 256 KB with <code>PATCH /settings</code> (<code>logo</code>, base64).</p>
+    ${s.logo ? rowButton(r, '/ops/setup/settings/logo', BACK, 'Remove the logo', {}) : ''}`;
 }
 
 export const setupSettingsPages: OpsRoute[] = [
@@ -63,5 +95,28 @@ export const setupSettingsPages: OpsRoute[] = [
       mailReplyTo: given(r.body.mailReplyTo) ?? null,
     }),
     answer: () => ({ redirect: withMessage(BACK, 'msg', 'The settings are saved.') }),
+  }),
+  defineAction({
+    method: 'POST',
+    path: '/setup/settings/documents',
+    op: updateSettings,
+    // every field is on the form: an emptied one is cleared
+    sent: (r) => ({
+      legalName: given(r.body.legalName) ?? null,
+      address: given(r.body.address) ?? null,
+      taxId: given(r.body.taxId) ?? null,
+      bankAccountHolder: given(r.body.bankAccountHolder) ?? null,
+      bankIban: given(r.body.bankIban) ?? null,
+      bankBic: given(r.body.bankBic) ?? null,
+      bankDetails: given(r.body.bankDetails) ?? null,
+    }),
+    answer: () => ({ redirect: withMessage(BACK, 'msg', 'What timesheets print is saved; it applies from the next billing run.') }),
+  }),
+  defineAction({
+    method: 'POST',
+    path: '/setup/settings/logo',
+    op: updateSettings,
+    sent: () => ({ logo: null }),
+    answer: () => ({ redirect: withMessage(BACK, 'msg', 'The logo is removed; documents already made keep theirs.') }),
   }),
 ];
