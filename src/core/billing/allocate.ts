@@ -5,6 +5,7 @@ import { enqueue } from '../jobs/enqueue.ts';
 import type { DocumentFormat } from '../documents/timesheet-model.ts';
 import { lockBilling } from './lock.ts';
 import { pricedEntriesSql } from '../rates/resolve.ts';
+import { fixTimesheetDetails } from '../documents/details.ts';
 
 /**
  * The `billing:allocate` job: decides a run's entry set and its timesheets, in ONE transaction
@@ -58,6 +59,7 @@ export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Pr
 
     const formats: DocumentFormat[] = ctx.pdf ? ['html', 'csv', 'pdf'] : ['html', 'csv'];
     const sheets = await createTimesheets(sql, runId, run.workspaceId, Number(run.periodStart.slice(0, 4)), formats);
+    await fixTimesheetDetails(sql, runId);
     step(ctx, 'allocate:timesheets');
 
     for (const sheetId of sheets) {

@@ -43,6 +43,8 @@ export interface BillingRun {
   voidedAt: string | null;
   voidedBy: string | null;
   voidReason: string | null;
+  /** The purchase-order number the run's timesheets print (issue 23); null: none. */
+  poNumber: string | null;
   /** When and by whom a run held for review was approved (issue 23); null otherwise. */
   approvedAt: string | null;
   approvedBy: string | null;
@@ -76,7 +78,7 @@ export async function presentRun(sql: Db, workspaceId: string, runId: string): P
                      join clients c on c.id = x.client_id), '[]'::json) as clients,
            array(select d.id::text from documents d where d.run_id = r.id and not d.redacted order by d.number, d.format) as "documentIds",
            r.created_by as "createdBy", ${iso(sql, sql`r.created_at`)} as "createdAt", ${iso(sql, sql`r.completed_at`)} as "completedAt",
-           ${iso(sql, sql`r.voided_at`)} as "voidedAt", r.voided_by as "voidedBy", r.void_reason as "voidReason",
+           ${iso(sql, sql`r.voided_at`)} as "voidedAt", r.voided_by as "voidedBy", r.void_reason as "voidReason", r.po_number as "poNumber",
            ${iso(sql, sql`r.approved_at`)} as "approvedAt", r.approved_by as "approvedBy", r.error
     from billing_runs r
     join periods p on p.id = r.period_id

@@ -125,6 +125,7 @@ export const billingRunSchema = describing<BillingRun>()(
       voidedAt: dateTimeOut.nullable(),
       voidedBy: uuidOut.nullable(),
       voidReason: z.string().nullable(),
+      poNumber: z.string().nullable().describe('The purchase-order number printed on the run’s timesheets (issue 23, additive); null: none.'),
       approvedAt: dateTimeOut.nullable().describe('When the run was approved (runs held for review only).'),
       approvedBy: uuidOut.nullable(),
       error: z.string().nullable().describe('Why a failed run failed.'),

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.ts';
-import type { TimesheetBank, TimesheetLine, TimesheetModel, TimesheetSection, TimesheetTotals } from './timesheet-model.ts';
+import type { TimesheetDetails } from './details.ts';
+import type { DocumentLogo, TimesheetBank, TimesheetLine, TimesheetModel, TimesheetSection, TimesheetTotals } from './timesheet-model.ts';
 
 interface SheetRow {
   id: string;
@@ -22,6 +23,9 @@ interface SheetRow {
   taxNote: string | null;
   dueOn: string | null;
   replacesNumber: string | null;
+  details: TimesheetDetails | null;
+  logo: DocumentLogo | null;
+  poNumber: string | null;
 }
 
 interface LineRow extends TimesheetLine {
@@ -44,8 +48,10 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
            w.name as agency, c.name as "clientName", c.code as "clientCode", c.locale,
            p.period_start::text as "periodStart", p.period_end::text as "periodEnd",
            to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as "issuedOn", r.created_at as "runCreatedAt",
-           s.tax_rate_bp as "taxRateBasisPoints", s.tax_label as "taxLabel", s.tax_note as "taxNote", s.due_on::text as "dueOn",
-           s.replaces_number as "replacesNumber"
+           s.tax_rate_bp as "taxRateBasisPoints", s.tax_label as "taxLabel", s.tax_note as "taxNote", s.due_on::text as "dueOn", s.replaces_number as "replacesNumber",
+           s.details, r.po_number as "poNumber",
+           -- not encode(…, 'base64'): postgres breaks its lines every 76 characters
+           (select json_build_object('contentType', l.content_type, 'base64', translate(encode(l.content, 'base64'), E'\n', '')) from logos l where l.id = s.logo_id) as logo
     from timesheets s
     join billing_runs r on r.id = s.run_id
     join periods p on p.id = r.period_id
@@ -73,8 +79,9 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     number: s.number,
     version: s.version,
     scope: s.scope,
-    agency: { name: s.agency },
-    client: { id: s.clientId, name: s.clientName, code: s.clientCode, locale: s.locale },
+    agency: { name: s.agency, ...agencyDetails(s) },
+    client: { id: s.clientId, name: s.clientName, code: s.clientCode, locale: s.locale, ...present(s.details?.client ?? {}) },
+    ...documentDetails(s),
     // the run's lines of one client share the currency they were allocated in
     currency: lines.find((l) => l.currency)?.currency ?? null,
     tax: { rateBasisPoints: s.taxRateBasisPoints, label: s.taxLabel, note: s.taxNote },
@@ -86,6 +93,27 @@ export async function loadTimesheet(sql: Db, timesheetId: string): Promise<Times
     sections: sections(lines),
     totals: totalsOf(lines),
     banks,
+  };
+}
+
+/** The keys of `o` that have a value: a detail the settings leave empty is absent from the model, as on a timesheet made before them. */
+function present<T extends object>(o: T): { [K in keyof T]?: NonNullable<T[K]> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]?: NonNullable<T[K]> };
+}
+
+function agencyDetails(s: SheetRow): Partial<TimesheetModel['agency']> {
+  const a = s.details?.agency;
+  return { ...present({ legalName: a?.legalName, address: a?.address, taxId: a?.taxId }), ...(s.logo ? { logo: s.logo } : {}) };
+}
+
+/** The bank details, PO number and line layout fixed on the timesheet (issue 23); nothing for a timesheet made before them. */
+function documentDetails(s: SheetRow): Pick<TimesheetModel, 'bank' | 'poNumber' | 'lineLayout'> {
+  const a = s.details?.agency;
+  const bank = a && (a.bankAccountHolder || a.bankIban || a.bankBic || a.bankDetails);
+  return {
+    ...(bank ? { bank: { accountHolder: a.bankAccountHolder, iban: a.bankIban, bic: a.bankBic, details: a.bankDetails } } : {}),
+    ...(s.poNumber ? { poNumber: s.poNumber } : {}),
+    ...(s.details?.lines === 'entry' ? { lineLayout: 'entry' as const } : {}),
   };
 }
 

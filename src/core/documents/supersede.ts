@@ -14,9 +14,9 @@ import type { DocumentFormat } from './timesheet-model.ts';
 export async function supersedeQuotingTimesheets(sql: Db, ticketId: string): Promise<number> {
   const sheets = await sql<{ id: string; runId: string; workspaceId: string; formats: DocumentFormat[] }[]>`
     insert into timesheets (workspace_id, run_id, client_id, project_id, scope, number, version, formats, supersedes_id,
-                            tax_rate_bp, tax_label, tax_note, due_on, review, replaces_number)
+                            tax_rate_bp, tax_label, tax_note, due_on, review, replaces_number, details, logo_id)
     select s.workspace_id, s.run_id, s.client_id, s.project_id, s.scope, s.number, s.version + 1, s.formats, s.id,
-           s.tax_rate_bp, s.tax_label, s.tax_note, s.due_on, s.review, s.replaces_number
+           s.tax_rate_bp, s.tax_label, s.tax_note, s.due_on, s.review, s.replaces_number, s.details, s.logo_id
     from timesheets s join billing_runs r on r.id = s.run_id
     where r.status <> 'voided'
       and not exists (select 1 from timesheets newer where newer.supersedes_id = s.id)
