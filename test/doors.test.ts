@@ -149,6 +149,8 @@ describe('the console', () => {
     runOp: 'the runner itself',
     toAppError: 'tells a missing mailbox (404) from a failure',
     listIntakeInput: 'the intake log’s status values, to read the filter field',
+    decimalToMinor: 'a rate typed in major units, as the exact minor units the operation takes (pure, no read)',
+    minorToDecimal: 'a rate’s minor units shown in major units in its field (pure, no read)',
   };
   it('every page reads the core through operations', async () => {
     const dir = path.resolve('src/ops/pages');

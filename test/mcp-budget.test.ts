@@ -56,7 +56,7 @@ describe('tools/list budget', () => {
     const sql = app.db.sql;
     const ws = await makeWorkspace(sql);
     const owner = await makeUser(sql, ws, { role: 'owner' });
-    const full = (await makeToken(sql, ws, owner, { scopes: ['read', 'write', 'triage'] })).token;
+    const full = (await makeToken(sql, ws, owner, { scopes: ['read', 'write', 'triage', 'admin'] })).token;
     const { bytes, result } = await rpcBytes('tools/list', {}, full);
     expect(result.tools.map((t: any) => t.name).sort()).toEqual(allTools.map((t) => t.name).sort());
     const sizes = result.tools.map((t: any) => [t.name, Buffer.byteLength(JSON.stringify(t))] as const).sort((a: any, b: any) => b[1] - a[1]);

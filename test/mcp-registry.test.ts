@@ -17,7 +17,8 @@ beforeAll(async () => {
   app = await startTestApp();
   const ws = await makeWorkspace(app.db.sql);
   const owner = await makeUser(app.db.sql, ws, { role: 'owner' });
-  token = (await makeToken(app.db.sql, ws, owner)).token;
+  // every scope, admin too: an Owner's full surface holds every tool (list_rates needs the admin scope)
+  token = (await makeToken(app.db.sql, ws, owner, { scopes: ['read', 'write', 'triage', 'admin'] })).token;
 });
 afterAll(() => app.close());
 

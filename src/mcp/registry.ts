@@ -6,6 +6,7 @@ import { addCommentTool, deleteCommentTool, editCommentTool, listCommentsTool } 
 import { getContextPackTool } from './tools/context.ts';
 import { listPeopleTool, listProjectsTool } from './tools/directory.ts';
 import { getBankBalancesTool, getDocumentTool, listDocumentsTool } from './tools/documents.ts';
+import { listRatesTool } from './tools/rates.ts';
 import { addCodehostLinkTool, linkTicketsTool, removeCodehostLinkTool, setParentTool, unlinkTicketsTool } from './tools/relations.ts';
 import { getTicketTool, searchTicketsTool } from './tools/tickets-read.ts';
 import { createTicketTool, moveTicketTool, updateTicketTool } from './tools/tickets-write.ts';
@@ -44,6 +45,7 @@ export const allTools: ToolDef[] = [
   listDocumentsTool,
   getDocumentTool,
   getBankBalancesTool,
+  listRatesTool,
   getWorkflowTool,
   listProjectsTool,
   listPeopleTool,

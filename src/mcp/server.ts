@@ -2,7 +2,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readFileSync } from 'node:fs';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -17,6 +20,7 @@ import type { Ctx } from '../core/ctx.ts';
 import { availableTools, refusalFor, toolNotAvailable } from './admit.ts';
 import { admitErrors, toolJsonSchema } from './json-schema.ts';
 import type { McpOptions } from './options.ts';
+import { completePrompt, getPrompt, listPrompts } from './prompts.ts';
 import { allTools } from './registry.ts';
 import { listResources, readResource, resourceTemplates } from './resources.ts';
 import { ProtocolError } from './wire.ts';
@@ -126,7 +130,11 @@ export async function callTool(ctx: Ctx, surface: Surface, opts: McpOptions, nam
  * a notification this server never sends (tools are fixed for a connection's life).
  */
 export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Principal, opts: McpOptions, logError?: ToolErrorLog): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: sharedValidator,
+  });
   const surface = surfaceOf(principal);
   const { listing } = prepareSurface(surface, opts);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
@@ -143,6 +151,16 @@ export function buildMcpServer(makeCtx: (p: Principal) => Ctx, principal: Princi
   server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => guarded(() => listResources(makeCtx(principal), params?.cursor), logError));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => guarded(() => readResource(makeCtx(principal), params.uri), logError));
+  // prompts and their arguments' completions (prompts.ts): what the connection's token can do decides which exist
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(surface, opts) }));
+  server.setRequestHandler(GetPromptRequestSchema, ({ params }) =>
+    guarded(async () => getPrompt(surface, opts, params.name, params.arguments, makeCtx(principal).now()), logError),
+  );
+  server.setRequestHandler(CompleteRequestSchema, ({ params: { ref, argument } }) => {
+    // resource templates take ids nobody types by hand: nothing to suggest
+    if (ref.type !== 'ref/prompt') return { completion: { values: [] } };
+    return guarded(() => completePrompt(makeCtx(principal), surface, opts, ref.name, argument.name, argument.value), logError);
+  });
   return server;
 }
 

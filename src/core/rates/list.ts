@@ -7,8 +7,11 @@ import { rateListSchema, type Rate } from './schema.ts';
 export async function readRates(sql: Db, workspaceId: string): Promise<Rate[]> {
   return sql<Rate[]>`
     select r.id, r.category_id as "categoryId", r.client_id as "clientId", r.project_id as "projectId", r.currency,
-           r.hourly_minor as "hourlyRateMinor", r.effective_from::text as "effectiveFrom"
+           r.hourly_minor as "hourlyRateMinor", r.effective_from::text as "effectiveFrom",
+           cc.name as "categoryName", c.code as "clientCode", pr.key as "projectKey"
     from rates r join consultant_categories cc on cc.id = r.category_id
+    left join clients c on c.id = r.client_id
+    left join projects pr on pr.id = r.project_id
     where r.workspace_id = ${workspaceId}
     order by lower(cc.name), r.category_id, r.project_id nulls first, r.client_id nulls first, r.currency, r.effective_from`;
 }

@@ -15,6 +15,12 @@ export interface Rate {
   /** Minor units of the currency per hour (EUR 9500 = 95.00 an hour). */
   hourlyRateMinor: number;
   effectiveFrom: string;
+  /** Names beside the ids (additive), so a person or an assistant reads the table without lookups. */
+  categoryName: string;
+  /** The override's client code; null for a project's or the default. */
+  clientCode: string | null;
+  /** The override's project key; null for a client's or the default. */
+  projectKey: string | null;
 }
 
 export const rateFields = z
@@ -42,6 +48,9 @@ export const rateSchema = describing<Rate>()(
       currency: z.string(),
       hourlyRateMinor: z.number().int(),
       effectiveFrom: dateOut,
+      categoryName: z.string().describe("The category's name."),
+      clientCode: z.string().nullable().describe("The client override's code; null otherwise."),
+      projectKey: z.string().nullable().describe("The project override's key; null otherwise."),
     })
     .meta({ id: 'Rate' }),
 );
