@@ -28,4 +28,10 @@ export function age(d: Date | null, now: Date): string {
   return `${Math.round(s / 86400)} d`;
 }
 
+/**
+ * An identifier shown whole (an email address, a document number, a job key): a table column is
+ * never narrower than it and it never wraps at its hyphens (ops.css `.token`).
+ */
+export const token = (s: string | null | undefined): Html => (s ? html`<span class="token">${s}</span>` : html``);
+
 export const minutes = (m: number) => `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;

@@ -1,5 +1,5 @@
 import type { Principal } from '../core/auth/principal.ts';
-import { html, type Html } from './html.ts';
+import { escapeHtml, html, Html } from './html.ts';
 
 export interface PageOptions {
   title: string;
@@ -73,22 +73,46 @@ export function actionForm(action: string, csrf: string, label: string, fields: 
   </form>`;
 }
 
-/** A table, or the sentence saying there is nothing to show. */
-export function table(caption: string, head: string[], rows: Html[], empty: string): Html {
+/** A column heading: a label, or `num(label)` for one right-aligned over a column of numbers. */
+export type Head = string | { label: string; num: true };
+export const num = (label: string): Head => ({ label, num: true });
+
+/**
+ * A table, or the sentence saying there is nothing to show. Below 48rem its rows stack (ops.css
+ * `table.stacked`): every cell is given its column's name here, so no page labels its own cells.
+ */
+export function table(caption: string, head: Head[], rows: Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  const labels = head.map((h) => (typeof h === 'string' ? h : h.label));
   return html`<div class="scroll">
-    <table>
+    <table class="stacked">
       <caption>
         ${caption}
       </caption>
       <thead>
         <tr>
-          ${head.map((h) => html`<th scope="col">${h}</th>`)}
+          ${head.map((h) => (typeof h === 'string' ? html`<th scope="col">${h}</th>` : html`<th scope="col" class="num">${h.label}</th>`))}
         </tr>
       </thead>
       <tbody>
-        ${rows}
+        ${rows.map((row) => labelCells(row, labels))}
       </tbody>
     </table>
   </div>`;
+}
+
+/**
+ * A rendered row with `data-label` (its column's name, escaped) on each of its cells, which ops.css
+ * shows beside the value on a narrow screen. A row is the pages' own `html` template: every `<td`
+ * in its text is a tag (the template escapes values), and rows hold no nested table. A cell that
+ * names its own label keeps it; `colspan` moves the count on.
+ */
+function labelCells(row: Html, labels: string[]): Html {
+  let column = 0;
+  const text = row.text.replace(/<td\b([^>]*)>/g, (tag, attributes: string) => {
+    const label = labels[column] ?? '';
+    column += Number(/\bcolspan="(\d+)"/.exec(attributes)?.[1] ?? 1);
+    return /\bdata-label=/.test(attributes) ? tag : `<td data-label="${escapeHtml(label)}"${attributes}>`;
+  });
+  return new Html(text);
 }

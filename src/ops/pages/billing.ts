@@ -4,7 +4,7 @@ import { markDeliverySent, opsApproveRun, opsResendDelivery, opsStartRun, opsVoi
 import { runOp } from '../../core/operation.ts';
 import { listPeriods } from '../../core/periods/manage.ts';
 import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { html, minutes, ms, when, type Html } from '../html.ts';
+import { html, minutes, ms, token, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
 const page = (r: OpsRequest, title: string, body: Html, live = false) => ({
@@ -90,8 +90,9 @@ function deliveryCell(r: OpsRequest, d: OpsDocument['deliveries'][number], back:
   }
   const notice = d.kind === 'void_notice' ? 'Void notice to ' : '';
   return html`<li data-delivery="${d.id}">
-    ${notice}${d.email ?? '(no email)'}: <span class="state-${d.state}">${d.state}</span> ${d.detail ? html` <span class="muted">(${d.detail})</span>` : ''} ·
-    attempts ${d.attempts} · ${when(d.attemptedAt)} ${actions}
+    ${notice}${d.email ? token(d.email) : '(no email)'}:
+    <span class="state-${d.state}">${d.state}</span> ${d.detail ? html` <span class="muted">(${d.detail})</span>` : ''} · attempts ${d.attempts} ·
+    ${when(d.attemptedAt)} ${actions}
   </li>`;
 }
 
@@ -104,7 +105,7 @@ async function runPage(r: OpsRequest) {
   const rows = documents.map(
     (d) =>
       html`<tr>
-        <td>${d.number} v${d.version}</td>
+        <td>${token(d.number)} v${d.version}</td>
         <td>${d.clientName}${d.projectName ? ` / ${d.projectName}` : ''}</td>
         <td>${d.format}</td>
         <td>${d.voided ? 'voided' : ''}${d.redacted ? ' redacted' : ''}</td>

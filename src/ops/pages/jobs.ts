@@ -4,7 +4,7 @@ import { countFailed, failedJobs, queueCounts, runningJobs, type FailedFilter } 
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { age, html, ms, when, type Html } from '../html.ts';
+import { age, html, ms, token, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 import { hourlyChart } from './chart.ts';
 
@@ -59,7 +59,7 @@ async function jobsPage(r: OpsRequest) {
       html`<tr>
         <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
         <td>${j.task}</td>
-        <td>${j.key ?? ''}</td>
+        <td>${token(j.key)}</td>
         <td>${j.lastError.split('\n')[0]}</td>
         <td class="num">${j.attempts}/${j.maxAttempts}</td>
         <td>${j.nextRun ? when(j.nextRun) : 'gave up'}</td>
@@ -160,7 +160,7 @@ const liveRow = (j: LiveJob) =>
     <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
     <td>${j.task}</td>
     <td>${j.queue ?? ''}</td>
-    <td>${j.key ?? ''}</td>
+    <td>${token(j.key)}</td>
     <td class="num">${j.attempts}/${j.maxAttempts}</td>
     <td>${j.lockedBy ? 'running' : j.lastError ? 'failed' : 'queued'}</td>
     <td>${when(j.runAt)}</td>
@@ -171,7 +171,7 @@ const attemptRow = (a: Attempt) =>
   html`<tr>
     <td>${a.jobId ? html`<a href="/ops/jobs/${a.jobId}">${a.jobId}</a>` : '–'}</td>
     <td>${a.task}</td>
-    <td>${a.key ?? ''}</td>
+    <td>${token(a.key)}</td>
     <td class="num">${a.attempt}</td>
     <td class="state-${a.outcome}">${a.outcome}</td>
     <td>${a.error ?? ''}</td>

@@ -1,7 +1,7 @@
 import { listOperators, setBillingOperator } from '../../core/ops/operators.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { html } from '../html.ts';
+import { html, token } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
 /** Who uses the console: owners and admins act; a member an admin made a billing operator reads it. */
@@ -19,7 +19,7 @@ async function operatorsPage(r: OpsRequest) {
         : '';
     return html`<tr data-identity="${m.identityId}">
       <td>${m.name}</td>
-      <td>${m.email ?? ''}</td>
+      <td>${token(m.email)}</td>
       <td>${m.role}</td>
       <td data-access>${access}</td>
       <td>${toggle}</td>

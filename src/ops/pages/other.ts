@@ -6,7 +6,7 @@ import { listOutbox } from '../../core/ops/outbox.ts';
 import { runOp } from '../../core/operation.ts';
 import { toAppError } from '../../core/failures.ts';
 import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { html, when, type Html } from '../html.ts';
+import { html, token, when, type Html } from '../html.ts';
 import { actionForm, layout, table } from '../layout.ts';
 
 const page = (r: OpsRequest, section: string, title: string, body: Html, live = false) => ({
@@ -44,14 +44,14 @@ async function outboxPage(r: OpsRequest) {
     (m) =>
       html`<tr>
         <td>${when(m.date)}</td>
-        <td>${m.from}</td>
-        <td>${m.to.join(', ')}</td>
+        <td>${token(m.from)}</td>
+        <td>${m.to.map((to, i) => html`${i ? ', ' : ''}${token(to)}`)}</td>
         <td>${m.subject}</td>
         <td>
           ${
             m.attachments.length
               ? html`<ul>
-                  ${m.attachments.map((a) => html`<li>${a.filename} (${a.contentType}, ${a.size} bytes)</li>`)}
+                  ${m.attachments.map((a) => html`<li>${token(a.filename)} (${a.contentType}, ${a.size} bytes)</li>`)}
                 </ul>`
               : 'none'
           }
@@ -80,7 +80,7 @@ async function mailPage(r: OpsRequest) {
     (m) =>
       html`<tr>
         <td>${when(m.receivedAt)}</td>
-        <td>${m.from ?? ''}</td>
+        <td>${token(m.from)}</td>
         <td>${m.subject ?? ''}</td>
         <td class="state-${m.status === 'quarantined' ? 'failed' : 'sent'}">${m.status}</td>
         <td>${m.reason ?? ''}</td>

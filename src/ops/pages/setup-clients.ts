@@ -7,7 +7,7 @@ import { updateClient } from '../../core/clients/update.ts';
 import type { OperationInput } from '../../core/operation.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { html, type Html } from '../html.ts';
+import { html, token, type Html } from '../html.ts';
 import { formHead, given, options, rowButton, setupPage, stackedTable, ticked } from './setup-common.ts';
 
 const LAYOUTS = [
@@ -102,7 +102,7 @@ async function clientPage(r: OpsRequest) {
     html`<input type="checkbox" name="optedOut_${i}" aria-label="Recipient ${i + 1} opted out" ${rc?.optedOut ? html`checked` : ''} />`,
     rc ? html`<input type="checkbox" name="remove_${i}" aria-label="Remove recipient ${i + 1}" />` : html`<span class="muted">new</span>`,
   ]);
-  const users = client.users.map((u) => [html`${u.name}`, html`${u.email ?? ''}`, html`${u.role}`]);
+  const users = client.users.map((u) => [html`${u.name}`, token(u.email), html`${u.role}`]);
   return setupPage(
     r,
     'clients',

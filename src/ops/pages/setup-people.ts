@@ -9,7 +9,7 @@ import { changeRole } from '../../core/people/role.ts';
 import type { OperationInput } from '../../core/operation.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
-import { html, when } from '../html.ts';
+import { html, token, when } from '../html.ts';
 import { formHead, idOrNull, options, rowButton, setupPage, stackedTable } from './setup-common.ts';
 
 const BACK = '/ops/setup/people';
@@ -56,7 +56,7 @@ async function peoplePage(r: OpsRequest) {
     return [
       // a workspace user's time settings are on their own page; a client user keeps none
       p.client ? html`${p.name}` : html`<a href="/ops/setup/people/${p.id}">${p.name}</a>`,
-      html`${p.email ?? ''}`,
+      token(p.email),
       html`${p.client ? p.client.name : html`<span class="muted">workspace</span>`}`,
       html`<span data-state>${p.deactivated ? 'deactivated' : 'active'}</span>`,
       roleForm,
@@ -66,7 +66,7 @@ async function peoplePage(r: OpsRequest) {
 
   const invitationRows = invitations.map((i) => [
     html`${i.name}`,
-    html`${i.email}`,
+    token(i.email),
     html`${i.role}${i.clientId ? html` · ${clientName.get(i.clientId) ?? 'archived client'}` : ''}`,
     html`<span data-invitation-state>${i.state}</span>`,
     when(i.expiresAt),
