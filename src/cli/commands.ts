@@ -27,6 +27,9 @@ import { closePeriod, listPeriods, openPeriod } from '../core/periods/manage.ts'
 import { createProject } from '../core/projects/create.ts';
 import { listProjects } from '../core/projects/list.ts';
 import { removeProjectMember, setProjectMember } from '../core/projects/members.ts';
+import { listRates } from '../core/rates/list.ts';
+import { decimalToMinor, minorToDecimal } from '../core/rates/money.ts';
+import { replaceRates } from '../core/rates/replace.ts';
 import { createCategory, listCategories } from '../core/time/categories.ts';
 import { updateSettings } from '../core/workspaces/settings.ts';
 import { addPerson } from '../core/people/users.ts';
@@ -110,6 +113,35 @@ const person = (ctx: Ctx, email: string, field = '--email') => resolvePersonId(c
 const project = (ctx: Ctx, key: string) => resolveProjectId(ctx, key, '--project');
 const category = (ctx: Ctx, name: string): Promise<string | null> => (name === 'none' ? Promise.resolve(null) : resolveCategoryId(ctx, name, '--category'));
 const period = (ctx: Ctx, month: string) => resolvePeriodId(ctx, month, '--period');
+
+const RATE_KEYS = ['category', 'currency', 'hourly', 'from', 'client', 'project'] as const;
+
+/**
+ * `category=NAME,currency=EUR,hourly=95.50,from=YYYY-MM-DD[,client=CODE|project=KEY]` as one rate:
+ * names resolved as the CLI's principal, the amount typed in major units made exact minor units
+ * (decimalToMinor); a key may hold commas (a category's name), since only `,key=` starts the next.
+ */
+async function rateOf(ctx: Ctx, spec: string): Promise<OperationInput<typeof replaceRates>['rates'][number]> {
+  const fields: Record<string, string> = {};
+  for (const part of spec.split(new RegExp(`,(?=(?:${RATE_KEYS.join('|')})=)`))) {
+    const at = part.indexOf('=');
+    const key = part.slice(0, at).trim();
+    if (at < 0 || !(RATE_KEYS as readonly string[]).includes(key)) throw new UsageError(`--rate ${spec}: parts are ${RATE_KEYS.join('=…, ')}=…`);
+    fields[key] = part.slice(at + 1).trim();
+  }
+  for (const key of ['category', 'currency', 'hourly', 'from'] as const) if (!fields[key]) throw new UsageError(`--rate ${spec}: ${key}= is required`);
+  return {
+    categoryId: (await category(ctx, fields.category!)) ?? '',
+    clientId: fields.client ? await client(ctx, fields.client) : null,
+    projectId: fields.project ? await project(ctx, fields.project) : null,
+    currency: fields.currency!,
+    hourlyRateMinor: decimalToMinor(fields.hourly!, fields.currency!),
+    effectiveFrom: fields.from!,
+  };
+}
+
+const scopeLabel = (r: { clientCode: string | null; projectKey: string | null }) =>
+  r.projectKey ? `project ${r.projectKey}` : r.clientCode ? `client ${r.clientCode}` : 'default';
 
 /** The set-up commands' lookups (before anyone acts): the refusal worded for the command line. */
 async function found<T>(value: Promise<T | null>, refusal: string): Promise<T> {
@@ -419,6 +451,26 @@ export const COMMANDS: Record<string, Command> = {
     op: listCategories,
     input: () => ({}),
     print: (r) => r.categories.map((c) => c.name).join('\n') || 'no categories',
+  }),
+  // hourly rates, as GET and PUT /rates (issue 23): `set` replaces the whole table with the --rate options given (--none empties it)
+  'rates list': command({
+    op: listRates,
+    input: () => ({}),
+    print: (r) =>
+      r.rates.map((x) => [x.categoryName, scopeLabel(x), x.currency, minorToDecimal(x.hourlyRateMinor, x.currency), x.effectiveFrom].join('\t')).join('\n') ||
+      'no rates',
+  }),
+  'rates set': command({
+    op: replaceRates,
+    input: async ({ values }, ctx) => {
+      const specs = many(values, 'rate');
+      if (values.none && specs.length) throw new UsageError('--none empties the table: give no --rate with it');
+      if (!values.none && !specs.length) throw new UsageError('give the whole table as --rate options (or --none to empty it)');
+      const rates = [];
+      for (const spec of specs) rates.push(await rateOf(ctx, spec));
+      return { rates };
+    },
+    print: (r) => `${r.rates.length} rate(s) saved`,
   }),
   // periods, as POST /periods and /periods/{id}/close: the next period opens after the last one
   // (--start only for the very first); a period is named by the month it starts in

@@ -46,6 +46,10 @@ const usage = `wt — work tracker command line
   wt category create --workspace S --name N [--as EMAIL]
                                                create a consultant category (audited)
   wt category list --workspace S               the workspace's consultant categories
+  wt rates list --workspace S                  the workspace's hourly rates: category, scope, currency, per hour, from
+  wt rates set --workspace S --rate category=NAME,currency=EUR,hourly=95.50,from=YYYY-MM-DD[,client=CODE|,project=KEY]...
+               | --none [--as EMAIL]
+                                               replace the whole rate table (Owner/Admin; audited)
   wt period open --workspace S [--start YYYY-MM-DD] [--as EMAIL]
                                                open the next period (a calendar month after the last one;
                                                --start only for the very first, default the current month)
@@ -132,6 +136,7 @@ async function run(argv: string[]): Promise<void> {
       recipient: { type: 'string', multiple: true },
       'client-user': { type: 'string', multiple: true },
       'opted-out': { type: 'string', multiple: true },
+      rate: { type: 'string', multiple: true },
       none: { type: 'boolean' },
       start: { type: 'string' },
       'mail-from-name': { type: 'string' },
