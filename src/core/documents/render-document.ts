@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { timesheetRendered } from '../billing/progress.ts';
 import { jobTx, step, type JobCtx, type JobRefs } from '../jobs/ctx.ts';
 import { loadTimesheet } from './load-timesheet.ts';
+import { timesheetFooter } from './pdf-renderer.ts';
 import { renderCsv } from './render/csv.ts';
 import { renderHtml } from './render/html.ts';
 import type { DocumentFormat, TimesheetModel } from './timesheet-model.ts';
@@ -60,6 +61,6 @@ async function renderBytes(ctx: JobCtx, model: TimesheetModel, format: DocumentF
     case 'pdf':
       // Allocation asks for pdf only where a renderer exists; a worker without one fails the job so another may take it.
       if (!ctx.pdf) throw new Error('No Chromium in this worker: cannot render a pdf document.');
-      return Buffer.from(await ctx.pdf.render(renderHtml(model)));
+      return Buffer.from(await ctx.pdf.render(renderHtml(model), timesheetFooter(model)));
   }
 }
