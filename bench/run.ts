@@ -21,6 +21,7 @@ import { billing } from './scenarios/billing.ts';
 import { mail } from './scenarios/mail.ts';
 import { startup } from './scenarios/startup.ts';
 import { ops } from './scenarios/ops.ts';
+import { jobs } from './scenarios/jobs.ts';
 
 export interface BenchEnv {
   api: string;
@@ -39,7 +40,7 @@ export interface Scenario {
   run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
 }
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops, jobs];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

@@ -147,13 +147,15 @@ it('bills a period end to end: documents in three formats, numbered, emailed onc
       .sort(),
   ).toEqual(['ap@acme.test:sent', 'cfo@acme.test:sent']);
 
-  // 6. every job's outcome is in job_history
-  const history = await app.db.sql<{ task: string; n: number; docs: number }[]>`
+  // 6. every job's outcome is in job_history (the worker writes it in batches, within a moment of the job's end)
+  const history = async () => [
+    ...(await app.db.sql<{ task: string; n: number; docs: number }[]>`
     select task, count(*)::int as n, count(document_id)::int as docs from job_history
     where outcome = 'succeeded' and (run_id = ${done.id} or timesheet_id in (select id from timesheets where run_id = ${done.id})
                                      or delivery_id in (select dd.id from document_deliveries dd join timesheets s on s.id = dd.timesheet_id where s.run_id = ${done.id}))
-    group by task order by task`;
-  expect(history).toEqual([
+    group by task order by task`),
+  ];
+  await expect.poll(history, { timeout: 10_000 }).toEqual([
     { task: 'billing:allocate', n: 1, docs: 0 },
     { task: 'documents:deliver', n: 4, docs: 0 },
     { task: 'documents:render', n: 9, docs: 9 },

@@ -132,7 +132,13 @@ describe('PostgreSQL stopped for 20 s under write load', () => {
     await waitUntil(`the worker takes a new job: ${worker.output().slice(-3000)}`, () => jobGone(job), 30_000, 100);
     const jobMs = Date.now() - startedAt;
     // The worker's heartbeat names the runner that took it: a heartbeat means jobs can be taken there.
-    const [{ worker_id: takenBy }] = await sql<[{ worker_id: string }]>`select worker_id from job_history where job_id = ${job}::bigint limit 1`;
+    // (the worker writes its attempts' history in batches, within a moment of the job's end)
+    const takenBy = await waitUntil(
+      'the attempt in job_history',
+      async () => (await sql<{ worker_id: string }[]>`select worker_id from job_history where job_id = ${job}::bigint limit 1`)[0]?.worker_id,
+      10_000,
+      50,
+    );
     await waitUntil(
       'a heartbeat naming that runner',
       async () => (await sql`select 1 from worker_heartbeats where ${takenBy} = any(worker_ids)`).length > 0,

@@ -4,7 +4,7 @@ import type { JobCtx } from '../core/jobs/ctx.ts';
 import { isLastAttempt } from '../core/jobs/ctx.ts';
 import type { CronDecl, JobDecl, WorkspacePayload } from '../core/jobs/define.ts';
 import type { SecretBox } from '../core/mail/secret-box.ts';
-import { recordAttempt } from './history.ts';
+import { JobHistory } from './history.ts';
 
 /** What the worker process gives its tasks: everything of a JobCtx but the attempt, and the configuration they need. */
 export type JobServices = Omit<JobCtx, 'attempt' | 'checkpoint'> & {
@@ -12,7 +12,15 @@ export type JobServices = Omit<JobCtx, 'attempt' | 'checkpoint'> & {
   secrets?: SecretBox | null;
   /** JOB_HISTORY_RETENTION_DAYS; 30 when not given (the configuration's default). */
   historyRetentionDays?: number;
+  /**
+   * Where attempts are recorded: startWorker gives its runners one that buffers rows and writes
+   * them in batches (src/jobs/history.ts). Absent (a task run by itself, as tests do), each
+   * attempt's row is written when it ends, before the task returns.
+   */
+  history?: JobHistory;
 };
+
+const historyOf = (services: JobServices) => services.history ?? new JobHistory(services.sql, services.log, { delayMs: 0 });
 
 const ctxOf = (services: JobServices, helpers: JobHelpers): JobCtx => ({
   ...services,
@@ -39,7 +47,7 @@ export function jobTask<S extends WorkspacePayload>(
     const parsed = job.payload.safeParse(raw);
     // a payload that does not fit still belongs to the workspace it names (its history stays that workspace's)
     const workspaceId = parsed.success ? parsed.data.workspaceId : (namesWorkspace.safeParse(raw).data?.workspaceId ?? null);
-    const attempt = await recordAttempt(services, helpers, raw, workspaceId);
+    const attempt = historyOf(services).attempt(helpers, raw, workspaceId);
     if (!parsed.success) {
       const err = new Error(`The ${job.task} payload does not fit its declaration: ${parsed.error.message}`);
       await attempt.finish('failed', err.message);
@@ -67,7 +75,7 @@ export function jobTask<S extends WorkspacePayload>(
 /** The worker's task for a declared crontab task: no payload (graphile-worker's `_cron` stamp aside), no workspace. */
 export function cronTask(_cron: CronDecl, services: JobServices, run: (ctx: JobCtx) => Promise<void>): Task {
   return async (raw, helpers) => {
-    const attempt = await recordAttempt(services, helpers, raw, null);
+    const attempt = historyOf(services).attempt(helpers, raw, null);
     try {
       await run(ctxOf(services, helpers));
     } catch (err) {

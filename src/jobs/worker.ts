@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, run, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import { defaultLiveness, WorkerLiveness, type LivenessOptions } from './liveness.ts';
 import { crontab } from '../core/jobs/catalog.ts';
 import type { JobServices } from './declared.ts';
+import { JobHistory } from './history.ts';
 import { taskListFor } from './tasks.ts';
 
 export interface StartedWorker {
   liveness: WorkerLiveness;
   /** The runner taking jobs now; null between a runner that stopped and its replacement. */
   current: () => Runner | null;
-  /** Stops taking jobs, waits for the running ones (graphile-worker aborts them after `drainMs`), then stops beating. */
+  /** Stops taking jobs, waits for the running ones (graphile-worker aborts them after `drainMs`), writes their history, then stops beating. */
   stop: () => Promise<void>;
 }
 
@@ -31,8 +32,11 @@ const restartDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 5000);
  * runner, with a short back-off while the database refuses. The heartbeat names only a running
  * runner's ids and is written only while one runs: it says that jobs can be taken here.
  */
-export async function startWorker(connectionString: string, services: JobServices, opts: WorkerOptions = {}): Promise<StartedWorker> {
-  const { sql, log } = services;
+export async function startWorker(connectionString: string, given: JobServices, opts: WorkerOptions = {}): Promise<StartedWorker> {
+  const { sql, log } = given;
+  // one history buffer for the process's runners: rows kept through a runner's replacement are written by the next
+  const history = given.history ?? new JobHistory(sql, log);
+  const services: JobServices = { ...given, history };
   const liveness = new WorkerLiveness(sql, log, opts.liveness ?? defaultLiveness);
   let current: Runner | null = await startRunner(connectionString, services, opts, liveness);
   await liveness.start();
@@ -75,6 +79,8 @@ export async function startWorker(connectionString: string, services: JobService
       wake();
       await current?.stop().catch(() => {}); // a runner that ended by itself is already stopped
       await supervised;
+      // every task has returned: write the attempts still waiting before the pool closes
+      await history.stop();
       await liveness.stop();
     },
   };
@@ -94,22 +100,39 @@ async function startRunner(connectionString: string, services: JobServices, opts
   const events: WorkerEvents = new EventEmitter();
   events.on('pool:create', ({ workerPool }) => ids.add(workerPool.id));
   events.on('worker:create', ({ worker }) => ids.add(worker.workerId));
-  const runner = await run({
-    connectionString,
-    concurrency: opts.concurrency ?? 4,
-    taskList: taskListFor(services),
-    crontab,
-    logger,
-    events,
+  const runner = await run({ connectionString, taskList: taskListFor(services), crontab, logger, events, ...runnerOptions(opts) });
+  liveness.runnerStarted(ids);
+  return runner;
+}
+
+/**
+ * graphile-worker's options as the project runs it (also what `npm run bench -- jobs` gives
+ * graphile-worker alone, to compare the project's wrapper with it).
+ */
+export function runnerOptions(opts: WorkerOptions): RunnerOptions {
+  const concurrency = opts.concurrency ?? 4;
+  return {
+    concurrency,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,
     // After this long a graceful stop signals the running tasks' abortSignal.
     gracefulShutdownAbortTimeout: opts.drainMs ?? 10_000,
-    // Unbatched (the default), a job's completion is sent without being awaited, and a graceful
-    // stop could end the pool before it was written: the job stayed locked and ran again. Batched
-    // (even with no delay) completions are flushed before the pool ends, and retried on error.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-  });
-  liveness.runnerStarted(ids);
-  return runner;
+    preset: {
+      worker: {
+        // Unbatched (the default), a job's completion is sent without being awaited, and a graceful
+        // stop could end the pool before it was written: the job stayed locked and ran again. Batched
+        // (even with no delay) completions are flushed before the pool ends, and retried on error.
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+        // The pool fetches (and locks) a few jobs at once and hands them to its workers without a
+        // round trip each. Kept small: jobs locked here wait for this process (a killed worker's are
+        // freed by the liveness sweep like its running ones), and most tasks (renders, deliveries)
+        // take far longer than a fetch. A graceful stop returns the ones not started.
+        localQueue: { size: LOCAL_QUEUE_PER_SLOT * concurrency },
+      },
+    },
+  };
 }
+
+/** Jobs the local queue holds per concurrent slot (see runnerOptions). */
+const LOCAL_QUEUE_PER_SLOT = 2;
