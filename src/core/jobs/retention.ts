@@ -12,8 +12,11 @@ export async function deleteOldJobHistory(sql: Db, days: number, batch = 5000): 
       delete from job_history where id in (
         select id from job_history where started_at < now() - make_interval(days => ${days}) order by started_at limit ${batch})`;
     total += deleted.count;
-    if (deleted.count < batch) return total;
+    if (deleted.count < batch) break;
   }
+  // the console's hourly counters (sql/094) cover 7 days; older hours are never read
+  await sql`delete from job_stats_hourly where hour < now() - interval '8 days'`;
+  return total;
 }
 
 /** Forgets the queued_jobs rows of jobs graphile-worker no longer holds (finished, cancelled, or left by a crash). */

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { defineOp } from '../operation.ts';
 import type { CronMinute } from './crontab.ts';
+import { DAY, floorHour, Histogram, HOUR, WEEK } from './stats-histogram.ts';
+
+const WINDOWS = [
+  ['1h', HOUR],
+  ['24h', DAY],
+  ['7d', WEEK],
+] as const;
 
 export interface TaskStats {
   task: string;
@@ -11,31 +18,75 @@ export interface TaskStats {
   p95Ms: number | null;
 }
 
-/** Per task and window (last hour, day, 7 days): attempts finished, failures, p50/p95 duration; from job_history. */
+type Hourly = { task: string; hour: Date; finished: number; failed: number };
+
+/**
+ * Per task and window (last hour, day, 7 days): attempts finished, failures, p50/p95 duration; and
+ * per task and clock hour of the last day, attempts finished and failed. Read from the hourly
+ * counters (sql/094, job_stats_hourly: whole UTC hours) plus job_history's rows for the partial
+ * hours at a window's ends, so the cost does not grow with the attempts of the last 7 days.
+ * Counts are exact; percentiles come from the duration histogram (within 14 %, see stats-histogram.ts).
+ */
 export const taskStats = defineOp({
   name: 'ops.jobs.stats',
   action: 'ops.read',
   input: z.object({}),
   output: null,
-  run: async (ctx): Promise<{ stats: TaskStats[]; hourly: { task: string; hour: Date; finished: number; failed: number }[] }> => {
+  run: async (ctx): Promise<{ stats: TaskStats[]; hourly: Hourly[] }> => {
     const { sql, principal: p } = ctx;
-    const now = ctx.now();
-    const scope = sql`h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
-    and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)`;
-    const stats = await sql<TaskStats[]>`
-    select h.task, w.name as window, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed,
-           percentile_cont(0.5) within group (order by h.duration_ms)::int as "p50Ms",
-           percentile_cont(0.95) within group (order by h.duration_ms)::int as "p95Ms"
-    from job_history h
-    join (values ('1h', interval '1 hour'), ('24h', interval '1 day'), ('7d', interval '7 days')) w(name, span)
-      on h.started_at > ${now}::timestamptz - w.span
-    where ${scope}
-    group by h.task, w.name order by h.task, w.name`;
-    const hourly = await sql<{ task: string; hour: Date; finished: number; failed: number }[]>`
-    select h.task, date_trunc('hour', h.started_at) as hour, count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
-    from job_history h where ${scope} and h.started_at > ${now}::timestamptz - interval '1 day'
-    group by 1, 2 order by 1, 2`;
-    return { stats: [...stats], hourly: [...hourly] };
+    const now = ctx.now().getTime();
+    const current = floorHour(now);
+    // the hour each window starts in (partial: read from job_history), the whole hours after it from the counters
+    const heads = WINDOWS.map(([, span]) => floorHour(now - span));
+    const scope = sql`s.workspace_id in (${p.workspaceId}::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+      and s.hour > ${new Date(heads[2]!)}::timestamptz and s.hour < ${new Date(current)}::timestamptz`;
+    // the whole hours: counts (per hour for the last day's chart) and the durations summed here (64 numbers per task, not per hour)
+    const [counts, buckets, edges] = await Promise.all([
+      sql<{ task: string; hour: Date | null; finished: number; failed: number }[]>`
+      select s.task, case when s.hour > ${new Date(heads[1]!)}::timestamptz then s.hour end as hour, sum(s.finished)::int as finished, sum(s.failed)::int as failed
+      from job_stats_hourly s where ${scope} group by 1, 2 having sum(s.finished) > 0`,
+      sql<{ task: string; recent: boolean; b: number; n: number }[]>`
+      select s.task, s.hour > ${new Date(heads[1]!)}::timestamptz as recent, u.b::int - 1 as b, sum(u.n)::int as n
+      from job_stats_hourly s cross join unnest(s.buckets) with ordinality as u(n, b)
+      where ${scope} and u.n <> 0 group by 1, 2, 3`,
+      sql<{ task: string; hour: Date; b: number; n: number; x: number }[]>`
+      select h.task, date_trunc('hour', h.started_at, 'UTC') as hour, job_duration_bucket(h.duration_ms) as b, count(*)::int as n,
+             count(*) filter (where h.outcome = 'failed')::int as x
+      from job_history h
+      where h.finished_at is not null and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)
+        and (h.started_at > ${new Date(now - HOUR)}::timestamptz
+             or (h.started_at > ${new Date(now - DAY)}::timestamptz and h.started_at < ${new Date(heads[1]! + HOUR)}::timestamptz)
+             or (h.started_at > ${new Date(now - WEEK)}::timestamptz and h.started_at < ${new Date(heads[2]! + HOUR)}::timestamptz))
+      group by 1, 2, 3`,
+    ]);
+    const stats: TaskStats[] = [];
+    WINDOWS.forEach(([window], i) => {
+      const by = new Map<string, Histogram>();
+      const of = (task: string) => by.get(task) ?? by.set(task, new Histogram()).get(task)!;
+      // whole hours: none in the last hour's window, the last day's (`hour` set, `recent`) in the day's, all in the 7 days'
+      if (window !== '1h') {
+        for (const c of counts) if (window === '7d' || c.hour) of(c.task).count(c.finished, c.failed);
+        for (const b of buckets) if (window === '7d' || b.recent) of(b.task).add(b.b, b.n);
+      }
+      for (const e of edges) if (e.hour.getTime() === heads[i]! || e.hour.getTime() >= current) of(e.task).count(e.n, e.x).add(e.b, e.n);
+      for (const [task, h] of by)
+        if (h.finished > 0) stats.push({ task, window, finished: h.finished, failed: h.failed, p50Ms: h.percentile(0.5), p95Ms: h.percentile(0.95) });
+    });
+    stats.sort((a, b) => (a.task === b.task ? (a.window < b.window ? -1 : 1) : a.task < b.task ? -1 : 1));
+    const hours = new Map<string, Hourly>();
+    const hourOf = (task: string, hour: Date) => {
+      const k = `${task} ${hour.getTime()}`;
+      return hours.get(k) ?? hours.set(k, { task, hour, finished: 0, failed: 0 }).get(k)!;
+    };
+    for (const c of counts) if (c.hour) Object.assign(hourOf(c.task, c.hour), { finished: c.finished, failed: c.failed });
+    for (const e of edges) {
+      if (e.hour.getTime() !== heads[1]! && e.hour.getTime() < current) continue;
+      const h = hourOf(e.task, e.hour);
+      h.finished += e.n;
+      h.failed += e.x;
+    }
+    const hourly = [...hours.values()].sort((a, b) => (a.task === b.task ? a.hour.getTime() - b.hour.getTime() : a.task < b.task ? -1 : 1));
+    return { stats, hourly };
   },
 });
 
