@@ -57,6 +57,9 @@ describe('POST /clients', () => {
       taxLabel: null,
       taxNote: null,
       paymentTermsDays: null,
+      billingAddress: null,
+      taxId: null,
+      timesheetLines: 'ticket',
       delivery: 'review', // issue 23: a new client's timesheets wait for the run's approval
       archivedAt: null,
       createdAt: expect.any(String),
