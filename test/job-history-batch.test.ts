@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollJob } from '../src/core/jobs/catalog.ts';
@@ -8,6 +9,7 @@ import { JobHistory } from '../src/jobs/history.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
+import { freePort } from './setup/global.ts';
 import { makeWorkspace, type Workspace } from './helpers/factories.ts';
 
 /**
@@ -103,3 +105,34 @@ it('a row PostgreSQL refuses is lost alone: the other rows of its flush are writ
     await db.sql`select job_id::text as id from job_history where job_id = any(${[String(base), String(base + 1), String(base + 2)]}::bigint[]) order by job_id`;
   expect(rows.map((r) => r.id)).toEqual([String(base), String(base + 2)]);
 });
+
+it('rows wait while PostgreSQL cannot be reached, and are written once it answers', async () => {
+  // the history's connection goes through a port nobody listens on yet (connection refused), then to the database
+  const port = await freePort();
+  const target = new URL(db.url);
+  const url = new URL(db.url);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  const away = connect(url.toString(), { max: 1 });
+  const history = new JobHistory(away, log, { delayMs: 20 });
+  const id = String(Date.now() + 10);
+  await history.attempt(helpersFor(id), { n: 1 }, null).finish('succeeded', null);
+  await history.flush(); // refused: the row is kept
+  expect(await db.sql`select 1 from job_history where job_id = ${id}`).toHaveLength(0);
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+  try {
+    // the kept row is tried again by itself (once a second)
+    await expect
+      .poll(async () => (await db.sql`select outcome from job_history where job_id = ${id}`).map((r) => r.outcome), { timeout: 20_000 })
+      .toEqual(['succeeded']);
+  } finally {
+    await away.end({ timeout: 1 });
+    await new Promise((ok) => server.close(ok));
+  }
+}, 60_000);

@@ -54,6 +54,9 @@ export interface JobHistoryOptions {
   maxPending?: number;
 }
 
+/** The pause before trying again when PostgreSQL could not be reached. */
+const RETRY_MS = 1000;
+
 /** What a worker process uses: rows wait at most 50 ms, 500 rows per statement, 20,000 kept through an outage. */
 export const workerHistory: Required<JobHistoryOptions> = { delayMs: 50, maxBatch: 500, maxPending: 20_000 };
 
@@ -74,13 +77,15 @@ export const workerHistory: Required<JobHistoryOptions> = { delayMs: 50, maxBatc
  * or ended in the last `delayMs` (and a flush in flight). The jobs are not affected (graphile-worker
  * holds their state); the attempt has no row, or stays `running`, as a killed attempt's row did
  * before; the next attempt's row follows the last one written. While PostgreSQL is unreachable the
- * rows are kept (up to `maxPending`) and written once it answers; a flush whose connection broke
+ * rows are kept (up to `maxPending`, tried once a second) and written once it answers; a flush whose connection broke
  * during COMMIT may then write its rows twice. A row PostgreSQL refuses (not a connection error) is
  * retried alone, so only that row is lost.
  */
 export class JobHistory {
   private readonly pending = new Set<Entry>();
   private timer: NodeJS.Timeout | null = null;
+  /** No flush before this time (epoch ms): the pause after PostgreSQL could not be reached. */
+  private retryAt = 0;
   private chain: Promise<void> = Promise.resolve();
   private readonly opts: Required<JobHistoryOptions>;
 
@@ -140,8 +145,14 @@ export class JobHistory {
       this.log.warn({ task: oldest.task, jobId: oldest.jobId }, 'job history not recorded: too many rows waiting');
     }
     if (this.opts.delayMs <= 0) return;
-    if (this.pending.size >= this.opts.maxBatch) void this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.opts.delayMs).unref();
+    if (this.pending.size >= this.opts.maxBatch && Date.now() >= this.retryAt) void this.flush();
+    else this.schedule();
+  }
+
+  /** A flush after `delayMs`, or once the pause after a failed one is over. */
+  private schedule() {
+    if (this.timer || this.opts.delayMs <= 0) return;
+    this.timer = setTimeout(() => void this.flush(), Math.max(this.opts.delayMs, this.retryAt - Date.now())).unref();
   }
 
   private async write(): Promise<void> {
@@ -152,17 +163,18 @@ export class JobHistory {
       await this.statement(batch);
     } catch (err) {
       if (isConnectionError(err)) {
-        // keep them for when PostgreSQL answers again (older first, before rows added meanwhile)
+        // keep them for when PostgreSQL answers again (older first, before rows added meanwhile), trying once a second
+        this.retryAt = Date.now() + RETRY_MS;
         const later = [...this.pending];
         this.pending.clear();
         for (const e of [...batch, ...later]) this.add(e);
-        this.log.warn({ err, rows: batch.length }, 'job history not written yet; kept for the next flush');
+        this.log.warn({ err, rows: this.pending.size }, 'job history not written yet; kept for the next flush');
       } else if (batch.length > 1) {
         // one row PostgreSQL refuses must not lose the others
         for (const e of batch) await this.statement([e]).catch((one: unknown) => this.log.warn({ err: one, task: e.task }, 'job history not recorded'));
       } else this.log.warn({ err, task: batch[0]!.task }, 'job history not recorded');
     }
-    if (this.pending.size > 0 && !this.timer && this.opts.delayMs > 0) this.timer = setTimeout(() => void this.flush(), this.opts.delayMs).unref();
+    if (this.pending.size > 0) this.schedule();
   }
 
   /**
