@@ -125,10 +125,12 @@ it('an admin makes a member a billing operator: refused before, every page read-
   await other.context().close();
 }, 90_000);
 
-it('cancels a failed job: it leaves the queue, its history stays', async () => {
+it('cancels a failed job after the typed CANCEL: it leaves the queue, its history stays', async () => {
   const jobId = await failingJob('ops-cancel-me');
   await page.goto(`${app.base}/ops/jobs/${jobId}`);
-  await submit(page, page.getByRole('button', { name: 'Cancel' }));
+  await Promise.all([page.waitForURL(`**/ops/jobs/${jobId}/cancel`), page.getByRole('link', { name: 'Cancel' }).click()]);
+  await page.getByLabel('Type CANCEL to confirm').fill('CANCEL');
+  await submit(page, page.getByRole('button', { name: `Cancel job ${jobId}` }));
   expect(await page.getByRole('status').textContent()).toContain(`Job ${jobId}: cancelled`);
   expect(await app.db.sql`select 1 from graphile_worker._private_jobs where id = ${jobId}`).toHaveLength(0);
   expect(await app.db.sql`select outcome from job_history where job_id = ${jobId}`).toEqual([{ outcome: 'failed' }]);

@@ -49,23 +49,19 @@ async function cancelWhere(ctx: Ctx, f: FailedFilter, ids: string[] | null): Pro
   });
 }
 
-/** Retry or cancel one failed job: the same operation both ways, its audit named for the action. */
-function jobAction(action: 'retry' | 'cancel') {
-  return defineOp({
-    name: `ops.job.${action}`,
-    action: 'ops.act',
-    input: jobIdInput,
-    output: null,
-    audit: { action: `job.${action}`, target: (s) => `job ${String(s.jobId)}`, detail: () => null },
-    run: async (ctx, { jobId }): Promise<number> => {
-      const n = action === 'retry' ? await retryWhere(ctx, {}, [jobId]) : await cancelWhere(ctx, {}, [jobId]);
-      if (n === 0) throw conflict('job_not_failed', undefined, 'The job is not a failed job any more (it ran, is running, or is gone).');
-      return n;
-    },
-  });
-}
-export const retryJob = jobAction('retry');
-export const cancelJob = jobAction('cancel');
+/** Retry one failed job. (Cancel, of any job not running, is src/core/ops/job-controls.ts.) */
+export const retryJob = defineOp({
+  name: 'ops.job.retry',
+  action: 'ops.act',
+  input: jobIdInput,
+  output: null,
+  audit: { action: 'job.retry', target: (s) => `job ${String(s.jobId)}`, detail: () => null },
+  run: async (ctx, { jobId }): Promise<number> => {
+    const n = await retryWhere(ctx, {}, [jobId]);
+    if (n === 0) throw conflict('job_not_failed', undefined, 'The job is not a failed job any more (it ran, is running, or is gone).');
+    return n;
+  },
+});
 
 export const bulkInput = failedFilter.extend({ action: z.enum(['retry', 'cancel']).describe('Retry them now, or cancel them.') });
 

@@ -73,8 +73,8 @@ export const runningJobs = defineOp({
 });
 
 /**
- * Which failed jobs a list or a bulk action is about. `error` is an error group (the first line of
- * the message). A form's blank fields are the console's to drop (src/ops), not this filter's.
+ * Which failed jobs a list or a bulk action is about. `error` is an error group (the normalised
+ * message, `errorGroup`). A form's blank fields are the console's to drop (src/ops), not this filter's.
  */
 export const failedFilter = z.object({
   task: z.string().trim().max(200).optional().describe('Only jobs of this task.'),
@@ -84,7 +84,8 @@ export const failedFilter = z.object({
 });
 export type FailedFilter = z.infer<typeof failedFilter>;
 
-export const errorGroup = (sql: Db) => sql`left(split_part(coalesce(j.last_error, ''), E'\n', 1), 300)`;
+/** A failed job's error group: its message normalised (sql/095 job_error_group: ids and numbers out, a zod error by its issues). */
+export const errorGroup = (sql: Db) => sql`job_error_group(j.last_error)`;
 
 /** The failed jobs a filter selects (the same condition lists, counts and acts on). */
 export function failedWhere(sql: Db, workspaceId: string, f: FailedFilter) {

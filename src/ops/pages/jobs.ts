@@ -1,12 +1,13 @@
-import { actOnFailed, cancelJob, forceUnlock, retryJob, runCronNow } from '../../core/ops/job-actions.ts';
+import { actOnFailed, forceUnlock, retryJob, runCronNow } from '../../core/ops/job-actions.ts';
+import { jobTasks, queuedJobs, taskSeries, workerList } from '../../core/ops/job-queue.ts';
 import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/ops/job-search.ts';
 import { countFailed, failedJobs, queueCounts, runningJobs, type FailedFilter } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
 import { age, html, ms, token, when, type Html } from '../html.ts';
-import { actionForm, layout, table } from '../layout.ts';
-import { hourlyChart } from './chart.ts';
+import { actionForm, layout, num, table } from '../layout.ts';
+import { jobControlRoutes, queuedSection, tasksSection, throughputSection, unknownTasksWarning, workersSection } from './job-controls.ts';
 
 const page = (r: OpsRequest, title: string, body: Html, live = false) => ({
   page: layout({ title, principal: r.principal, csrf: r.csrf, section: 'jobs', live, notice: r.query.msg, error: r.query.err }, body),
@@ -20,12 +21,16 @@ const filterQuery = (f: Record<string, string | undefined>) =>
 
 async function jobsPage(r: OpsRequest) {
   const now = r.ctx.now();
-  const [counts, running, failed, { stats, hourly }, cron] = await Promise.all([
+  const [counts, running, failed, { stats }, cron, queued, tasks, workers, series] = await Promise.all([
     runOp(queueCounts, r.ctx, {}),
     runOp(runningJobs, r.ctx, {}),
     runOp(failedJobs, r.ctx, filterOf(r.query)),
     runOp(taskStats, r.ctx, {}),
     runOp(crontabView, r.ctx, {}),
+    runOp(queuedJobs, r.ctx, {}),
+    runOp(jobTasks, r.ctx, {}),
+    runOp(workerList, r.ctx, {}),
+    runOp(taskSeries, r.ctx, {}),
   ]);
   const f = filterOf(r.query);
   const countRows = counts.map(
@@ -60,12 +65,10 @@ async function jobsPage(r: OpsRequest) {
         <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
         <td>${j.task}</td>
         <td>${token(j.key)}</td>
-        <td>${j.lastError.split('\n')[0]}</td>
+        <td>${oneLine(j.lastError)}</td>
         <td class="num">${j.attempts}/${j.maxAttempts}</td>
         <td>${j.nextRun ? when(j.nextRun) : 'gave up'}</td>
-        <td>
-          ${r.canAct ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: j.id })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: j.id }, 'danger')}` : ''}
-        </td>
+        <td>${r.canAct ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: j.id })} <a href="/ops/jobs/${j.id}/cancel">Cancel</a>` : ''}</td>
       </tr>`,
   );
   const filterForm = html`<form method="get" action="/ops/jobs" class="filters">
@@ -79,26 +82,6 @@ async function jobsPage(r: OpsRequest) {
           <a href="/ops/jobs/bulk?action=cancel&${filterQuery(f)}">Cancel all ${failed.total} matching</a>
         </p>`
       : '';
-  const statRows = [...new Set(stats.map((s) => s.task))].map((task) => {
-    const w = (k: string) => stats.find((s) => s.task === task && s.window === k);
-    const cell = (k: string) => {
-      const s = w(k);
-      return s
-        ? html`<td>${s.finished} · ${Math.round((100 * s.failed) / Math.max(1, s.finished))}% failed · p50 ${ms(s.p50Ms)} · p95 ${ms(s.p95Ms)}</td>`
-        : html`<td>–</td>`;
-    };
-    return html`<tr>
-      <td>${task}</td>
-      ${cell('1h')}${cell('24h')}${cell('7d')}
-      <td>
-        ${hourlyChart(
-          task,
-          hourly.filter((h) => h.task === task),
-          now,
-        )}
-      </td>
-    </tr>`;
-  });
   const cronRows = cron.map(
     (c) =>
       html`<tr>
@@ -116,8 +99,15 @@ async function jobsPage(r: OpsRequest) {
     html`<form method="get" action="/ops/jobs/search" class="filters" role="search">
         <label for="q">Search jobs <input id="q" name="q" placeholder="task, key, payload text or an id" /></label><button type="submit">Search</button>
       </form>
+      ${unknownTasksWarning(counts, tasks)}
       <h2>Queues</h2>
-      ${table('Jobs per task and queue', ['Task', 'Queue', 'Waiting', 'Scheduled', 'Running', 'Failed', 'Oldest waiting'], countRows, 'No jobs queued.')}
+      ${table('Jobs per task and queue', ['Task', 'Queue', num('Waiting'), num('Scheduled'), num('Running'), num('Failed'), 'Oldest waiting'], countRows, 'No jobs queued.')}
+      <h2>Waiting and scheduled</h2>
+      ${queuedSection(r, queued, tasks)}
+      <h2>Tasks</h2>
+      ${tasksSection(r, counts, tasks, now)}
+      <h2>Workers</h2>
+      ${workersSection(workers, now)}
       <h2>Running</h2>
       ${table('Running jobs', ['Job', 'Worker', 'Locked for', 'Worker state'], runningRows, 'No running jobs.')}
       <h2>Failed</h2>
@@ -129,9 +119,9 @@ async function jobsPage(r: OpsRequest) {
               </ul>`
           : ''
       }${filterForm}${bulk}
-      ${table('Failed jobs', ['Job', 'Task', 'Key', 'Last error', 'Attempts', 'Next run', ''], failedRows, 'No failed jobs.')}
+      ${table('Failed jobs', ['Job', 'Task', 'Key', 'Last error', num('Attempts'), 'Next run', ''], failedRows, 'No failed jobs.')}
       <h2>Throughput</h2>
-      ${table('Per task: attempts finished, failure rate and p50/p95 duration', ['Task', 'Last hour', 'Last day', 'Last 7 days', 'Last 24 hours'], statRows, 'No job has run in the last 7 days.')}
+      ${throughputSection(stats, series, now)}
       <h2>Crontab</h2>
       ${table('Recurring tasks', ['Task', 'Schedule (UTC)', 'Last run', 'Last outcome', 'Next run', ''], cronRows, 'No recurring tasks.')}`,
     true,
@@ -210,11 +200,19 @@ async function jobPage(r: OpsRequest) {
           <dt>Attempts</dt>
           <dd>${job.attempts}/${job.maxAttempts}</dd>
           <dt>Runs at</dt>
-          <dd>${when(job.runAt)}</dd>
+          <dd>${heldByPause(job.runAt) ? 'held: its task is paused' : when(job.runAt)}</dd>
           <dt>Last error</dt>
           <dd>${job.lastError ?? '–'}</dd>
         </dl>
-        ${r.canAct && job.lastError && !job.lockedBy ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: job.id, _back: `/ops/jobs/${job.id}` })} ${actionForm('/ops/jobs/cancel', r.csrf, 'Cancel', { jobId: job.id }, 'danger')}` : ''}
+        ${
+          r.canAct && !job.lockedBy
+            ? html`${
+                  job.lastError
+                    ? actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: job.id, _back: `/ops/jobs/${job.id}` })
+                    : actionForm('/ops/jobs/run-now', r.csrf, 'Run now', { jobId: job.id, _back: `/ops/jobs/${job.id}` })
+                } <a href="/ops/jobs/${job.id}/cancel">Cancel</a>`
+            : ''
+        }
         <h2>Payload</h2>
         <pre>${JSON.stringify(job.payload, null, 2)}</pre>`
     : html`<p>The job is no longer queued (it finished or was cancelled); its attempts are below.</p>
@@ -234,16 +232,10 @@ async function jobPage(r: OpsRequest) {
   );
 }
 
-const jobAction = (action: 'retry' | 'cancel') =>
-  defineAction({
-    method: 'POST',
-    path: `/jobs/${action}`,
-    op: action === 'retry' ? retryJob : cancelJob,
-    sent: (r) => ({ jobId: r.body.jobId ?? '' }),
-    answer: (_, r) => ({
-      redirect: withMessage(safeNext(r.body._back, '/ops/jobs'), 'msg', `Job ${r.body.jobId}: ${action === 'retry' ? 'retry queued' : 'cancelled'}.`),
-    }),
-  });
+/** A job held by a paused task runs at a moment that never comes (src/core/jobs/paused.ts): say so instead. */
+const heldByPause = (runAt: Date) => new Date(runAt).getUTCFullYear() >= 9999;
+/** A failed job's error on one line (a validation error's message is JSON over many). */
+const oneLine = (error: string) => error.replace(/\s+/g, ' ').trim().slice(0, 300);
 
 export const jobPages: OpsRoute[] = [
   { method: 'GET', path: '/jobs', page: jobsPage },
@@ -256,8 +248,14 @@ export const jobPages: OpsRoute[] = [
     sent: (r) => ({ ...filterOf(r.body), action: r.body.action === 'cancel' ? ('cancel' as const) : ('retry' as const) }),
     answer: (n, r) => ({ redirect: withMessage('/ops/jobs', 'msg', `${r.body.action === 'cancel' ? 'Cancelled' : 'Retried'} ${n} job(s).`) }),
   }),
-  jobAction('retry'),
-  jobAction('cancel'),
+  defineAction({
+    method: 'POST',
+    path: '/jobs/retry',
+    op: retryJob,
+    sent: (r) => ({ jobId: r.body.jobId ?? '' }),
+    answer: (_, r) => ({ redirect: withMessage(safeNext(r.body._back, '/ops/jobs'), 'msg', `Job ${r.body.jobId}: retry queued.`) }),
+  }),
+  ...jobControlRoutes,
   defineAction({
     method: 'POST',
     path: '/jobs/unlock',

@@ -12,6 +12,24 @@
   if (!main) return;
   var every = Number(main.getAttribute('data-live')) || 5000;
   var timer = null;
+  // The link or button the keyboard is on, by what it does (not by the element, which the refresh
+  // replaces): found again afterwards so the focus stays there instead of falling to the page's top.
+  function keyOf(el) {
+    if (!el || el === main || !main.contains(el)) return null;
+    var fields = el.form
+      ? Array.prototype.map.call(el.form.querySelectorAll('input[type=hidden]'), function (i) {
+          return i.name + '=' + i.value;
+        })
+      : [];
+    return [el.tagName, el.getAttribute('href') || '', el.form ? el.form.getAttribute('action') : '', el.textContent.trim(), fields.join('&')].join('|');
+  }
+  function refocus(key) {
+    if (!key) return;
+    var all = main.querySelectorAll('a[href], button');
+    for (var i = 0; i < all.length; i++) {
+      if (keyOf(all[i]) === key) return all[i].focus({ preventScroll: true });
+    }
+  }
   function refresh() {
     // never replace a form the operator is typing in
     if (document.hidden || (document.activeElement && main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')))
@@ -24,8 +42,10 @@
         if (!text) return;
         var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
         if (!next) return;
+        var focused = keyOf(document.activeElement);
         main.innerHTML = next.innerHTML;
         localTimes(main);
+        refocus(focused);
         main.setAttribute('data-refreshed', new Date().toISOString());
       })
       .catch(function () {});
