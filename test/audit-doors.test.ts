@@ -101,7 +101,7 @@ it('records a void through REST, the console and the CLI, each with its door, an
   const text = await page.text();
   expect(page.status).toBe(200);
   expect(text).toContain('<th scope="col">Door</th>');
-  for (const door of ['rest', 'console', 'cli']) expect(text).toContain(`<td>${door}</td>`);
+  for (const door of ['rest', 'console', 'cli']) expect(text).toMatch(new RegExp(`<td[^>]*>${door}</td>`));
 }, 120_000);
 
 it('records a role change through the CLI with its door, and the re-added client loses the billing-operator flag', async () => {

@@ -306,6 +306,56 @@ it('sets a member’s time zone, weekly target and category on their page, read 
   await checkBothSizes(page, 'ops-setup-member');
 }, 60_000);
 
+/** The first day of the month before today's (UTC): a period that is over, so it can be closed and billed. */
+function firstOfLastMonth(): string {
+  const d = new Date();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+}
+
+it('opens and closes a period on the Periods page, bills it from Billing, and the recipient receives the timesheet', async () => {
+  const start = firstOfLastMonth();
+  await page.goto(`${app.base}/ops/setup/periods`);
+  expect(await page.getByText('No period yet.').count()).toBe(1);
+  await page.getByLabel('First day').fill(start);
+  await submit(page, page.getByRole('button', { name: 'Open the first period' }));
+  expect(await notice()).toContain(`Period ${start}`);
+  expect((await get('/periods')).periods).toEqual([expect.objectContaining({ periodStart: start, closedAt: null })]);
+
+  // the member's work in that period, through REST as a member logs it
+  const member = await login(app, memberEmail, 'a long passphrase for mia');
+  const ticket = await app.call('POST', api('/tickets'), { session: member, body: { projectId, title: 'Landing page' } });
+  expect(ticket.status, JSON.stringify(ticket.body)).toBe(201);
+  const logged = await app.call('POST', api('/time'), { session: member, body: { ticketId: ticket.body.id, spentOn: start, minutes: 90 } });
+  expect(logged.status, JSON.stringify(logged.body)).toBe(201);
+
+  await submit(page, page.getByRole('button', { name: `Close ${start}` }));
+  expect(await notice()).toContain('is closed and can be billed');
+  expect(await page.getByRole('button', { name: `Reopen ${start}` }).count()).toBe(1);
+  await checkBothSizes(page, 'ops-setup-periods');
+
+  // Billing: the closed period is offered; preview, start, approve, and the recipient gets one email
+  await page.goto(`${app.base}/ops/billing`);
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.waitForURL('**/ops/billing/new?**');
+  await page.getByRole('button', { name: /Start the run: 1 entr/ }).click();
+  await page.waitForURL('**/ops/billing/runs/**');
+  const runId = new URL(page.url()).pathname.split('/').at(-1)!;
+  await page.getByRole('button', { name: 'Approve and send' }).waitFor({ timeout: 60_000 });
+  expect(smtp.messagesTo('ap@acme.test')).toHaveLength(0);
+  await page.getByLabel('Type SEND to confirm').fill('SEND');
+  await submit(page, page.getByRole('button', { name: 'Approve and send' }));
+  await page.locator('li[data-delivery] .state-sent').first().waitFor({ timeout: 60_000 });
+  const [doc] = await app.db.sql<{ number: string }[]>`select number from timesheets where run_id = ${runId}`;
+  expect(doc?.number).toMatch(/^ACME-\d{4}-0001$/);
+  const sent = smtp.messagesTo('ap@acme.test');
+  expect(sent).toHaveLength(1);
+  expect(`${sent[0]!.subject} ${sent[0]!.text}`).toContain(doc!.number);
+  // billed: the period can no longer be reopened
+  await page.goto(`${app.base}/ops/setup/periods`);
+  await submit(page, page.getByRole('button', { name: `Reopen ${start}` }));
+  expect(await page.getByRole('alert').textContent()).toContain('void the billing run first');
+}, 120_000);
+
 it('names every write on the audit page with the console’s door', async () => {
   await page.goto(`${app.base}/ops/audit`);
   const rows = await page.locator('tbody tr').allTextContents();
@@ -325,6 +375,9 @@ it('names every write on the audit page with the console’s door', async () => 
     'projects.members.set',
     'workflow.labels.create',
     'settings.update',
+    'periods.open',
+    'periods.close',
+    'billing.run.start',
   ]) {
     expect(
       rows.some((r) => r.includes(action) && r.includes('console') && r.includes('succeeded')),

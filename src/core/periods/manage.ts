@@ -47,6 +47,8 @@ export const listPeriods = defineOp({
 export const openPeriod = defineOp({
   name: 'periods.open',
   action: 'periods.open',
+  // audited, as every administrative write is whatever the door: periods decide what can be billed
+  audit: { action: 'periods.open', target: (s) => (typeof s.periodStart === 'string' ? s.periodStart : null) },
   input: openPeriodInput,
   output: periodSchema,
   tx: true,
@@ -82,6 +84,7 @@ async function lockPeriod(sql: Db, workspaceId: string, id: string): Promise<{ c
 export const closePeriod = defineOp({
   name: 'periods.close',
   action: 'periods.close',
+  audit: { action: 'periods.close', target: (s) => (typeof s.id === 'string' ? s.id : null) },
   input: periodByIdInput,
   output: periodSchema,
   tx: true,
@@ -99,6 +102,7 @@ export const closePeriod = defineOp({
 export const reopenPeriod = defineOp({
   name: 'periods.reopen',
   action: 'periods.reopen',
+  audit: { action: 'periods.reopen', target: (s) => (typeof s.id === 'string' ? s.id : null) },
   input: periodByIdInput,
   output: periodSchema,
   tx: true,

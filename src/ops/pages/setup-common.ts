@@ -14,6 +14,7 @@ const PARTS = [
   ['projects', 'Projects'],
   ['categories', 'Categories'],
   ['rates', 'Rates'],
+  ['periods', 'Periods'],
   ['workflow', 'Workflow'],
   ['settings', 'Settings'],
 ] as const;

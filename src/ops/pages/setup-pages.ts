@@ -3,6 +3,7 @@ import { setupCategoryPages } from './setup-categories.ts';
 import { setupClientPages } from './setup-clients.ts';
 import { setupMemberPages } from './setup-member.ts';
 import { setupPeoplePages } from './setup-people.ts';
+import { setupPeriodPages } from './setup-periods.ts';
 import { setupProjectPages } from './setup-projects.ts';
 import { setupRatePages } from './setup-rates.ts';
 import { setupSettingsPages } from './setup-settings.ts';
@@ -16,6 +17,7 @@ export const setupPages: OpsRoute[] = [
   ...setupProjectPages,
   ...setupCategoryPages,
   ...setupRatePages,
+  ...setupPeriodPages,
   ...setupWorkflowPages,
   ...setupSettingsPages,
 ];
