@@ -61,6 +61,8 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Op extends AnyOperati
   before?: (deps: AppDeps) => Middleware[];
   /** The success status of an operation's route (default 200). */
   status?: number;
+  /** The OpenAPI operation's description: the contract's prose for what the summary (method, path, who) does not say. */
+  description?: string;
   /**
    * The operation's input from the request; default: the query (GET, DELETE) or the body, with
    * the path's params beside them (`opInput`).

@@ -95,6 +95,7 @@ function operation(r: TableRoute, components: SchemaComponents, closed: boolean)
     operationId: operationIdOf(r),
     tags: [r.tag],
     summary: summaryOf(r, requirement, sessionOnly),
+    ...(route.description ? { description: route.description } : {}),
     security: securityOf(route, requirement, sessionOnly),
     ...(sessionOnly ? { 'x-session-only': true } : {}),
     ...(isAction(route.action) ? { 'x-action': route.action } : {}),

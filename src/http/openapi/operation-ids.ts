@@ -34,6 +34,7 @@ export const TOOL_OF_ACTION: Partial<Record<Action, string>> = {
   'categories.list': 'list_categories',
   'documents.list': 'list_documents',
   'documents.download': 'get_document',
+  'rates.list': 'list_rates',
 };
 
 /**
