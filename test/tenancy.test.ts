@@ -71,7 +71,8 @@ async function tenant(tag: string): Promise<Tenant> {
   const admin = await makeUser(sql, ws, { role: 'admin', name: secret(`Admin${tag}`) });
   const member = await makeUser(sql, ws, { role: 'member' });
   const clientName = secret(`Client${tag}`);
-  const client = await makeClient(sql, ws, { name: clientName });
+  // billed and emailed at once (issue 23: a new client would wait for the run's approval)
+  const client = await makeClient(sql, ws, { name: clientName, delivery: 'automatic' });
   const recipient = `billing-${randomUUID()}@client-${tag.toLowerCase()}.test`;
   await sql`insert into client_billing_recipients (client_id, email, name) values (${client.id}, ${recipient}, ${secret('Recipient')})`;
   // the same project key in both workspaces: human ids collide on purpose
@@ -305,6 +306,7 @@ describe("the console's actions as the other workspace", () => {
     const forms: Record<string, Record<string, string>[]> = {
       '/billing/runs': [{ periodId: a.period, confirm: 'start' }],
       '/billing/runs/:id/void': [{ id: a.runId, reason: 'tenancy probe', confirmation: 'VOID', password: b.owner.password }],
+      '/billing/runs/:id/approve': [{ id: a.runId, confirmation: 'SEND' }],
       '/billing/deliveries/resend': [{ deliveryId: delivery!.id }],
       '/billing/deliveries/mark-sent': [{ deliveryId: delivery!.id }],
       '/jobs/retry': [{ jobId: a.failedJob }],

@@ -64,9 +64,15 @@ export async function makeToken(
   return { id: t.id, token: t.token };
 }
 
-export async function makeClient(sql: Db, ws: Workspace, opts: { name?: string; code?: string } = {}): Promise<{ id: string; code: string }> {
+/** `delivery`: how its timesheets go out (issue 23); a new client reviews them unless a test says `automatic`. */
+export async function makeClient(
+  sql: Db,
+  ws: Workspace,
+  opts: { name?: string; code?: string; delivery?: 'review' | 'automatic' } = {},
+): Promise<{ id: string; code: string }> {
   const code = opts.code ?? `C${uniq().toUpperCase()}`.slice(0, 8);
   const id = await createClient(sql, { workspaceId: ws.id, name: opts.name ?? `Client ${code}`, code });
+  if (opts.delivery) await sql`update clients set delivery = ${opts.delivery} where id = ${id}`;
   return { id, code };
 }
 
