@@ -183,7 +183,8 @@ const projectOf = (key: string) => projectIds[key]!;
  * their box, and every word of a table cell laid over more than one line (a Range around the word
  * has one client rect per line it is on). A word may break only where it cannot fit: on a wide
  * screen, a word wider than the page's column; in a stacked row (a phone), a word wider than the
- * block it is written in. In a sentence, a line may also end after a hyphen.
+ * block it is written in. In a sentence, a line may also end at punctuation inside a word (after
+ * a hyphen, between brackets), as line breaking allows, but never between two letters or digits.
  */
 function measure(): string[] {
   const problems: string[] = [];
@@ -199,15 +200,16 @@ function measure(): string[] {
     if (box.scrollWidth > box.clientWidth || t.getBoundingClientRect().right > innerWidth)
       problems.push(`table "${t.caption?.textContent?.trim()}" is wider than its box`);
   }
-  /** Whether every line the word starts after its first ends right after a hyphen ("ACME-" / "2026"), never inside letters. */
-  const hyphenBreaksOnly = (n: Text, start: number, word: string) => {
+  /** Whether each line the word goes on to starts after punctuation ("ACME-" / "2026", "[a-f]" / "{8}"), never between two letters or digits. */
+  const alphanumeric = (c: string | undefined) => /[\p{L}\p{N}]/u.test(c ?? '');
+  const punctuationBreaksOnly = (n: Text, start: number, word: string) => {
     const top = (i: number) => {
       const r = document.createRange();
       r.setStart(n, start + i);
       r.setEnd(n, start + i + 1);
       return r.getClientRects()[0]?.top ?? 0;
     };
-    for (let i = 1; i < word.length; i++) if (top(i) !== top(i - 1) && word[i - 1] !== '-') return false;
+    for (let i = 1; i < word.length; i++) if (top(i) !== top(i - 1) && alphanumeric(word[i - 1]) && alphanumeric(word[i])) return false;
     return true;
   };
   for (const cell of document.querySelectorAll('th, td')) {
@@ -218,7 +220,7 @@ function measure(): string[] {
       let block: Element = n.parentElement!;
       while (getComputedStyle(block).display.startsWith('inline') && block !== cell) block = block.parentElement!;
       const room = stacked ? contentWidth(block) : column;
-      // in a sentence (a subject, an error), a line may end after a hyphen as typesetting allows; an identifier shown alone may not
+      // in a sentence (a subject, an error), a line may end at a word's punctuation as line breaking allows; an identifier shown alone may not
       const prose = (n.data.match(/\S+/g) ?? []).length > 1;
       for (const m of n.data.matchAll(/\S+/g)) {
         const range = document.createRange();
@@ -226,7 +228,7 @@ function measure(): string[] {
         range.setEnd(n, m.index + m[0].length);
         const lines = [...range.getClientRects()].filter((r) => r.width > 0);
         const width = lines.reduce((sum, r) => sum + r.width, 0);
-        if (lines.length > 1 && width <= room && !(prose && hyphenBreaksOnly(n, m.index, m[0]))) {
+        if (lines.length > 1 && width <= room && !(prose && punctuationBreaksOnly(n, m.index, m[0]))) {
           const label = (cell as HTMLElement).dataset.label ?? cell.textContent?.trim().slice(0, 20);
           problems.push(`${label}: "${m[0]}" (${Math.round(width)}px, room ${Math.round(room)}px) broken over ${lines.length} lines`);
         }
