@@ -6,6 +6,7 @@ import { runOpSent, type AnyOperation, type AnyPublicOperation, type OperationRe
 import { MAX_REF_LENGTH } from '../core/tickets/ref.ts';
 import { coreCtx, type AppContext, type AppDeps, type AppState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
+import { sendResult } from './json-text.ts';
 
 /**
  * What a route needs of its caller: the core action its operation authorizes (src/core/access/actions.ts),
@@ -185,7 +186,7 @@ function dispatch(route: RouteDef, deps: AppDeps): Middleware {
     const result = await runOpSent(op, coreCtx(deps, c), route.sent ? route.sent(req) : defaultSent(req, route.method));
     if (route.status) c.status = route.status;
     if (route.respond) route.respond(c, result);
-    else c.body = result;
+    else sendResult(c, result);
   };
 }
 

@@ -1,9 +1,12 @@
+import type { z } from 'zod';
+import type { Ctx } from '../ctx.ts';
+import { jsonText, type JsonText } from '../json-text.ts';
 import { defineOp } from '../operation.ts';
 import { ticketFilterSchema, ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
-import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryArraySql, visibleSql } from './page.ts';
+import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryPageSql, visibleSql } from './page.ts';
 import { boardSchema, type Board } from './schema.ts';
 import { countedTotalSql, countersAnswer } from './totals.ts';
 
@@ -18,15 +21,51 @@ export const boardQuerySchema = ticketFilterSchema.extend({
   limit: listTicketsSchema.shape.limit.describe(`Tickets per column, 1 to ${BOARD_LIMIT_MAX} (default ${BOARD_LIMIT_MAX}).`),
 });
 
-interface ColumnRow {
+interface ColumnRow<T> {
   id: string;
   key: string;
   name: string;
   category: 'open' | 'closed';
   mark: string;
   total: number;
-  tickets: { summary: TicketSummary; key: string }[];
+  tickets: T;
+  shown: number;
+  last_key: string | null;
+  last_id: string | null;
 }
+
+/**
+ * The board's one statement: a row per workflow state in workflow order (position, then key), with
+ * its total, its first page in board order (json, or its text with `asText`) and its last ticket's key.
+ */
+async function boardRows<T extends boolean>(
+  ctx: Ctx,
+  q: z.output<typeof boardQuerySchema>,
+  asText: T,
+): Promise<ColumnRow<T extends true ? string : TicketSummary[]>[]> {
+  const { sql, principal: p } = ctx;
+  const limit = q.limit ?? BOARD_LIMIT_MAX;
+  const { where: filters } = await ticketFilterWhere(ctx, q);
+  const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;
+  // totals from the counters the database keeps (no count over the column) where the filters allow
+  const total = countersAnswer(q) ? countedTotalSql(ctx, q) : sql`(select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column})`;
+  return sql<ColumnRow<T extends true ? string : TicketSummary[]>[]>`
+    select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
+           ${total} as total,
+           ${asText ? sql`c.tickets::text` : sql`c.tickets`} as tickets, c.shown, c.last_key, c.last_id
+    from workflow_states s
+    cross join lateral ${summaryPageSql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} c
+    where s.workspace_id = ${p.workspaceId}
+    order by s.position, s.key`;
+}
+
+/** The column's cursor to its next page: set exactly when the total exceeds the first page. */
+function nextCursorOf(r: ColumnRow<unknown>): string | null {
+  return r.last_key && r.last_id && r.total > r.shown ? encodeBoardCursor({ ...boardKeyParts(r.last_key), stateId: r.id, mark: r.mark, id: r.last_id }) : null;
+}
+
+/** The column's state as the Board shows it. */
+const state = (r: ColumnRow<unknown>) => ({ id: r.id, key: r.key, name: r.name, category: r.category });
 
 /**
  * GET /board: one column per workflow state in workflow order (position, then key), each with
@@ -40,30 +79,27 @@ export const getBoard = defineOp({
   input: boardQuerySchema,
   output: boardSchema,
   run: async (ctx, q): Promise<Board> => {
-    const { sql, principal: p } = ctx;
-    const limit = q.limit ?? BOARD_LIMIT_MAX;
-    const { where: filters } = await ticketFilterWhere(ctx, q);
-    const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;
-    // totals from the counters the database keeps (no count over the column) where the filters allow
-    const total = countersAnswer(q) ? countedTotalSql(ctx, q) : sql`(select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column})`;
-    const rows = await sql<ColumnRow[]>`
-    select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
-           ${total} as total,
-           ${summaryArraySql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} as tickets
-    from workflow_states s
-    where s.workspace_id = ${p.workspaceId}
-    order by s.position, s.key`;
+    const rows = await boardRows(ctx, q, false);
     return {
-      columns: rows.map((r) => {
-        const last = r.tickets.at(-1);
-        return {
-          state: { id: r.id, key: r.key, name: r.name, category: r.category },
-          total: r.total,
-          tickets: r.tickets.map((x) => x.summary),
-          nextCursor:
-            last && r.total > r.tickets.length ? encodeBoardCursor({ ...boardKeyParts(last.key), stateId: r.id, mark: r.mark, id: last.summary.id }) : null,
-        };
-      }),
+      columns: rows.map((r) => ({ state: state(r), total: r.total, tickets: r.tickets, nextCursor: nextCursorOf(r) })),
     };
+  },
+});
+
+/**
+ * GET /board as the REST door sends it: the same board as `getBoard`, each column's summaries as
+ * the JSON text PostgreSQL wrote, placed in the Board without being parsed (core/json-text.ts).
+ */
+export const getBoardJson = defineOp({
+  name: 'board.read.json',
+  action: 'board.read',
+  input: boardQuerySchema,
+  output: boardSchema,
+  run: async (ctx, q): Promise<JsonText> => {
+    const rows = await boardRows(ctx, q, true);
+    const columns = rows.map(
+      (r) => `{"state":${JSON.stringify(state(r))},"total":${r.total},"tickets":${r.tickets},"nextCursor":${JSON.stringify(nextCursorOf(r))}}`,
+    );
+    return jsonText(`{"columns":[${columns.join(',')}]}`);
   },
 });

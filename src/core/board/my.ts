@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Ctx } from '../ctx.ts';
+import { jsonText, type JsonText } from '../json-text.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
@@ -25,39 +27,57 @@ export const myWorkInput = z.object({
  * - dueSoon: open visible tickets overdue or due within DUE_SOON_DAYS days (the caller's today
  *   included, in their timezone); earliest due date first, then priority, then activity
  */
+function myListsSql(ctx: Ctx, input: z.output<typeof myWorkInput>): Fragment {
+  const { sql, principal: p } = ctx;
+  const me = p.identityId;
+  const limit = input.limit ?? MY_LIST_LIMIT;
+  const recent: Fragment = sql`t.updated_at desc, t.id desc`;
+  const assigned = openStatesPageSql(ctx, {
+    where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
+    order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
+    limit,
+  });
+  const reported = pageRowsSql(ctx, { where: sql`t.reporter_id = ${me}::uuid and not t.archived`, order: recent, limit });
+  const watching = pageRowsSql(ctx, {
+    where: sql`t.id in (select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid) and not t.archived`,
+    order: recent,
+    limit,
+  });
+  const dueSoon = openStatesPageSql(ctx, {
+    where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
+               and t.due_date < ${todaySql(ctx)} + ${DUE_SOON_DAYS}::int`,
+    order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
+    limit,
+  });
+  return summaryListsSql(ctx, [
+    ['assigned', assigned],
+    ['reported', reported],
+    ['watching', watching],
+    ['dueSoon', dueSoon],
+  ]);
+}
+
 export const getMyWork = defineOp({
   name: 'mywork.read',
   action: 'mywork.read',
   input: myWorkInput,
   output: myWorkSchema,
   run: async (ctx, input): Promise<MyWork> => {
-    const { sql, principal: p } = ctx;
-    const me = p.identityId;
-    const limit = input.limit ?? MY_LIST_LIMIT;
-    const recent: Fragment = sql`t.updated_at desc, t.id desc`;
-    const assigned = openStatesPageSql(ctx, {
-      where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
-      order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
-      limit,
-    });
-    const reported = pageRowsSql(ctx, { where: sql`t.reporter_id = ${me}::uuid and not t.archived`, order: recent, limit });
-    const watching = pageRowsSql(ctx, {
-      where: sql`t.id in (select v.ticket_id from ticket_viewers v where v.identity_id = ${me}::uuid) and not t.archived`,
-      order: recent,
-      limit,
-    });
-    const dueSoon = openStatesPageSql(ctx, {
-      where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
-               and t.due_date < ${todaySql(ctx)} + ${DUE_SOON_DAYS}::int`,
-      order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
-      limit,
-    });
-    const [row] = await sql<[MyWork]>`${summaryListsSql(ctx, [
-      ['assigned', assigned],
-      ['reported', reported],
-      ['watching', watching],
-      ['dueSoon', dueSoon],
-    ])}`;
+    const [row] = await ctx.sql<[MyWork]>`${myListsSql(ctx, input)}`;
     return row;
+  },
+});
+
+/** GET /my as the REST door sends it: the same lists as `getMyWork`, as the JSON text PostgreSQL wrote (core/json-text.ts). */
+export const getMyWorkJson = defineOp({
+  name: 'mywork.read.json',
+  action: 'mywork.read',
+  input: myWorkInput,
+  output: myWorkSchema,
+  run: async (ctx, input): Promise<JsonText> => {
+    const [row] = await ctx.sql<[{ json: string }]>`
+      select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json
+      from (${myListsSql(ctx, input)}) x`;
+    return jsonText(row.json);
   },
 });

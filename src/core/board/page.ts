@@ -78,6 +78,21 @@ export function summaryArraySql(ctx: Ctx, rows: Fragment, key?: Fragment): Fragm
 }
 
 /**
+ * For a LATERAL join: one row with the page's summaries as a json array in page order (`tickets`,
+ * `[]` when empty), how many (`shown`), and the board key and id of its last ticket (`last_key`,
+ * `last_id`; null when empty), from which the caller builds the next cursor. The board selects `tickets` as json for
+ * the object form, or as text that its REST form sends without parsing.
+ */
+export function summaryPageSql(ctx: Ctx, rows: Fragment, key: Fragment): Fragment {
+  const { sql, principal: p } = ctx;
+  return sql`(select coalesce(json_agg(${summaryJson(sql, p, 'joined')} order by t.page_rank), '[]'::json) as tickets,
+                     (array_agg(${key} order by t.page_rank desc))[1] as last_key,
+                     (array_agg(t.id order by t.page_rank desc))[1] as last_id,
+                     count(*)::int as shown
+              from (${rows}) t ${summaryJoins(sql)})`;
+}
+
+/**
  * Several pages (each built by `pageRowsSql` or `openStatesPageSql`) as one row of json arrays,
  * one column per list: the summaries are rendered by a single `summaryJson` over the union of the
  * pages, so the statement plans one summary instead of one per list.

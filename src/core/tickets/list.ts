@@ -3,7 +3,9 @@ import { defineOp } from '../operation.ts';
 import { decodeUpdatedCursor, encodeUpdatedCursor } from './cursor.ts';
 import { ticketFilterSchema, ticketFilterWhere } from './filters.ts';
 import { ticketListSchema } from './summary-schema.ts';
-import { selectSummaries, type TicketList } from './summary.ts';
+import type { Ctx } from '../ctx.ts';
+import { jsonArrayText, jsonText, type JsonText } from '../json-text.ts';
+import { selectSummaries, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
 
 export type { TicketList } from './summary.ts';
 
@@ -29,6 +31,30 @@ export const listTicketsSchema = ticketFilterSchema.extend({
     .describe(`Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_MAX}).`),
 });
 
+type ListInput = z.output<typeof listTicketsSchema>;
+
+/** The page's rows (one more than `limit`, to know whether a next page exists) and its size. */
+async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T) {
+  const { sql } = ctx;
+  const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
+  const limit = q.limit ?? LIST_LIMIT_MAX;
+  const { where: filters } = await ticketFilterWhere(ctx, q);
+  const rows = await selectSummaries(ctx, {
+    where: sql`${filters}
+      and ${q.archived ? sql`t.archived` : sql`not t.archived`}
+      ${after ? sql`and (t.updated_at, t.id) < (${after.at}::text::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
+    order: sql`t.updated_at desc, t.id desc`,
+    limit: limit + 1,
+    key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
+    customPlan: Boolean(q.q?.trim()),
+    asText: asText as never,
+  });
+  return { rows: rows as T extends true ? SummaryTextRow[] : SummaryRow[], limit };
+}
+
+const nextCursorOf = (rows: { key: string | null }[], limit: number, lastId: string | undefined): string | null =>
+  rows.length > limit && lastId ? encodeUpdatedCursor({ at: rows[limit - 1]!.key!, id: lastId }) : null;
+
 /**
  * GET /tickets: the visible tickets matching the filters, most recently updated first
  * (updatedAt desc, id desc), one keyset page per call. A poller pages with `cursor` until it
@@ -40,24 +66,25 @@ export const listTickets = defineOp({
   input: listTicketsSchema,
   output: ticketListSchema,
   run: async (ctx, q): Promise<TicketList> => {
-    const { sql } = ctx;
-    const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
-    const limit = q.limit ?? LIST_LIMIT_MAX;
-    const { where: filters } = await ticketFilterWhere(ctx, q);
-    const rows = await selectSummaries(ctx, {
-      where: sql`${filters}
-      and ${q.archived ? sql`t.archived` : sql`not t.archived`}
-      ${after ? sql`and (t.updated_at, t.id) < (${after.at}::text::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
-      order: sql`t.updated_at desc, t.id desc`,
-      limit: limit + 1,
-      key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
-      customPlan: Boolean(q.q?.trim()),
-    });
+    const { rows, limit } = await listRows(ctx, q, false);
     const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((r) => r.summary),
-      nextCursor: rows.length > limit && last ? encodeUpdatedCursor({ at: last.key!, id: last.summary.id }) : null,
-    };
+    return { items: page.map((r) => r.summary), nextCursor: nextCursorOf(rows, limit, page.at(-1)?.summary.id) };
+  },
+});
+
+/**
+ * GET /tickets as the REST door sends it: the same page as `listTickets`, its summaries as the
+ * JSON text PostgreSQL wrote, joined into the TicketList without being parsed (core/json-text.ts).
+ */
+export const listTicketsJson = defineOp({
+  name: 'tickets.list.json',
+  action: 'tickets.list',
+  input: listTicketsSchema,
+  output: ticketListSchema,
+  run: async (ctx, q): Promise<JsonText> => {
+    const { rows, limit } = await listRows(ctx, q, true);
+    const page = rows.slice(0, limit);
+    const items = jsonArrayText(page.map((r) => r.summary));
+    return jsonText(`{"items":${items},"nextCursor":${JSON.stringify(nextCursorOf(rows, limit, page.at(-1)?.id))}}`);
   },
 });

@@ -183,10 +183,19 @@ export interface SummaryQuery {
    * index and a sort, a common one the updatedAt index; the generic plan measured 30x slower.
    */
   customPlan?: boolean;
+  /** The summary as the JSON text PostgreSQL wrote (`summary::text`), for a door that sends it as is (core/json-text.ts). */
+  asText?: boolean;
 }
 
 export interface SummaryRow {
   summary: TicketSummary;
+  key: string | null;
+}
+
+/** A row of `selectSummaries` with `asText`: the summary's JSON text and the ticket's id beside it. */
+export interface SummaryTextRow {
+  summary: string;
+  id: string;
   key: string | null;
 }
 
@@ -195,12 +204,14 @@ export interface SummaryRow {
  * filters, order, limit: index-friendly), the outer one decorates only those rows.
  * Shared by GET /tickets, the board and "my work".
  */
-export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<SummaryRow[]> {
+export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText?: false }): Promise<SummaryRow[]>;
+export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText: true }): Promise<SummaryTextRow[]>;
+export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<SummaryRow[] | SummaryTextRow[]> {
   const { sql, principal: p } = ctx;
   // a statement planned on every call reads its lookups through subqueries (cheaper to plan)
   const mode: SummaryMode = q.customPlan ? 'lookup' : 'joined';
   const query = sql<SummaryRow[]>`
-    select ${summaryJson(sql, p, mode)} as summary, t.page_key as key
+    select ${q.asText ? sql`${summaryJson(sql, p, mode)}::text as summary, t.id` : sql`${summaryJson(sql, p, mode)} as summary`}, t.page_key as key
     from (
       select t.id, t.workspace_id, t.project_id, t.number, t.title, t.kind_id, t.state_id, t.priority_id, t.assignee_id, t.reporter_id,
              t.billing_client_id, t.due_date, t.start_date, t.estimate_minutes, t.parent_id, t.comment_count, t.created_at, t.updated_at,

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { getBoard, boardQuerySchema } from '../../core/board/board.ts';
+import { getBoardJson, boardQuerySchema } from '../../core/board/board.ts';
 import { boardColumnQuerySchema, getBoardColumn } from '../../core/board/column.ts';
-import { getMyWork } from '../../core/board/my.ts';
+import { getMyWorkJson } from '../../core/board/my.ts';
 import { defineRoute } from '../route-table.ts';
 
 /** Routes for the board and "my work" (issue 4). */
 export const boardRoutes = [
-  defineRoute({ method: 'GET', path: '/board', op: getBoard, input: { query: boardQuerySchema } }),
+  // the JSON forms send the summaries as the text PostgreSQL wrote (same answers as getBoard, getMyWork)
+  defineRoute({ method: 'GET', path: '/board', op: getBoardJson, input: { query: boardQuerySchema } }),
   defineRoute({
     method: 'GET',
     path: '/board/:stateId',
@@ -15,5 +16,5 @@ export const boardRoutes = [
     input: { params: z.object({ stateId: z.string().describe('A workflow state id (UUID), parsed by the core.') }), query: boardColumnQuerySchema },
   }),
   // REST shows every list whole: the assistant's `limit` is not a query parameter here
-  defineRoute({ method: 'GET', path: '/my', op: getMyWork, input: {}, sent: () => ({}) }),
+  defineRoute({ method: 'GET', path: '/my', op: getMyWorkJson, input: {}, sent: () => ({}) }),
 ];

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { readTicketPage } from '../../core/tickets/read.ts';
-import { listTickets, listTicketsSchema } from '../../core/tickets/list.ts';
+import { listTicketsJson, listTicketsSchema } from '../../core/tickets/list.ts';
 import { defineRoute, ticketRefParam } from '../route-table.ts';
 import { ticketPageSchema } from '../../core/tickets/page-schema.ts';
 
 /** Routes for GET /tickets and GET /tickets/:ref (issue 3). */
 export const ticketsReadRoutes = [
-  defineRoute({ method: 'GET', path: '/tickets', op: listTickets, input: { query: listTicketsSchema } }),
+  // sends the summaries as the JSON text PostgreSQL wrote (listTicketsJson: same page as listTickets)
+  defineRoute({ method: 'GET', path: '/tickets', op: listTicketsJson, input: { query: listTicketsSchema } }),
   defineRoute({
     method: 'GET',
     path: '/tickets/:ref',
