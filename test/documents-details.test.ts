@@ -102,6 +102,8 @@ describe('PATCH /settings: what documents print about the agency', () => {
     ['bad_logo', { logo: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00').toString('base64') }],
     ['bad_logo', { logo: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64') }],
     ['bad_logo', { logo: 'not base64!' }],
+    // an empty file (the console's form with none chosen) is refused, never read as "remove the logo"
+    ['bad_logo', { logo: '' }],
     ['logo_too_large', { logo: Buffer.concat([Buffer.from(PNG_1PX, 'base64'), Buffer.alloc(256 * 1024)]).toString('base64') }],
     ['validation', { legalName: 'a\u0007b' }],
     ['validation', { address: 'x'.repeat(501) }],

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { login, startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
@@ -73,9 +76,24 @@ it('the settings page sets what timesheets print; a bad IBAN is the page’s err
   await checkBothSizes(page, 'ops-setup-settings-documents');
 }, 60_000);
 
-it('shows an uploaded logo and removes it', async () => {
-  expect((await app.call('PATCH', api('/settings'), { session, body: { logo: PNG_1PX } })).status).toBe(200);
-  await page.reload();
+it('uploads a logo (read by its bytes: a GIF named .png is refused), shows it and removes it', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wt-logo-'));
+  try {
+    const gif = path.join(dir, 'logo.png');
+    writeFileSync(gif, Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00'));
+    await page.getByLabel('Logo file (PNG or JPEG, at most 256 KB)').setInputFiles(gif);
+    await submit(page.getByRole('button', { name: 'Upload the logo' }));
+    expect(await page.getByRole('alert').textContent()).toContain('PNG or JPEG');
+    expect((await app.call('GET', api('/settings'), { session })).body.logo).toBeNull();
+    const png = path.join(dir, 'logo.png');
+    writeFileSync(png, Buffer.from(PNG_1PX, 'base64'));
+    await page.getByLabel('Logo file (PNG or JPEG, at most 256 KB)').setInputFiles(png);
+    await submit(page.getByRole('button', { name: 'Upload the logo' }));
+    expect(await page.getByRole('status').textContent()).toContain('The logo is saved');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  expect((await app.call('GET', api('/settings'), { session })).body.logo).toEqual({ contentType: 'image/png', bytes: Buffer.from(PNG_1PX, 'base64').length });
   expect(await page.getByText('Logo: PNG, 1 KB.').count()).toBe(1);
   await submit(page.getByRole('button', { name: 'Remove the logo' }));
   expect(await page.getByRole('status').textContent()).toContain('The logo is removed');

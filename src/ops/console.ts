@@ -13,6 +13,7 @@ import { opsPrincipal } from '../core/ops/principal.ts';
 import type { Services } from '../core/services.ts';
 import { checkCsrf, guardOf, readSession, reauthSession, sameOriginPost, setSessionCookie, signIn, signOut } from '../web/session.ts';
 import { crontabItems } from './crontab.ts';
+import { uploadBody } from './upload.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { consoleRoutes } from './pages/index.ts';
@@ -223,7 +224,7 @@ export function opsConsole(services: Services, options: ConsoleOptions): Koa.Mid
   });
   for (const route of consoleRoutes) {
     if (route.method === 'GET') router.get(route.path, guarded(handlerOf(route)));
-    else router.post(route.path, body, guarded(handlerOf(route)));
+    else router.post(route.path, route.upload ? uploadBody(route.upload.field) : body, guarded(handlerOf(route)));
   }
 
   const routes = router.routes();

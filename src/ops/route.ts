@@ -55,6 +55,8 @@ export interface ConsoleAction<O extends AnyOperation = AnyOperation> {
   sent: (r: OpsRequest) => OperationInput<O>;
   /** A destructive form asks for the password: when typed, it re-authenticates the session first. */
   reauth?: true;
+  /** A form with one file input (multipart): the file reaches `sent` base64-encoded in `r.body[field]` (upload.ts). */
+  upload?: { field: string };
   /**
    * A word the operator types to confirm (`VOID`): asked of someone the operation would let
    * through (a refusal comes first, from the operation, and is audited); a mismatch runs nothing.

@@ -155,7 +155,7 @@ export const updateSettings = defineOp({
     const { sql } = ctx;
     // a new logo is a new row: timesheets already allocated keep the one they were made with
     let logoId: string | null = null;
-    if (input.logo) {
+    if (typeof input.logo === 'string') {
       const logo = readLogo(input.logo);
       const [row] = await sql<{ id: string }[]>`
         insert into logos (workspace_id, content_type, content) values (${ctx.principal.workspaceId}, ${logo.contentType}, ${logo.content}) returning id`;

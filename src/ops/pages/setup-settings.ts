@@ -76,7 +76,14 @@ function documentsForm(r: OpsRequest, s: WorkspaceSettings) {
       </label>
       <button type="submit">Save what timesheets print</button>
     </form>
-    <p>Logo: ${logo}. Upload a PNG or JPEG of at most 256 KB with <code>PATCH /settings</code> (<code>logo</code>, base64).</p>
+    <p>Logo: ${logo}. Documents embed it; a new one applies from the next run on.</p>
+    <form method="post" action="/ops/setup/settings/logo/upload" enctype="multipart/form-data" class="stack">
+      ${formHead(r, BACK)}
+      <label for="settings-logo"
+        >Logo file (PNG or JPEG, at most 256 KB) <input id="settings-logo" name="logo" type="file" accept="image/png,image/jpeg" required
+      /></label>
+      <button type="submit">Upload the logo</button>
+    </form>
     ${s.logo ? rowButton(r, '/ops/setup/settings/logo', BACK, 'Remove the logo', {}) : ''}`;
 }
 
@@ -111,6 +118,15 @@ export const setupSettingsPages: OpsRoute[] = [
       bankDetails: given(r.body.bankDetails) ?? null,
     }),
     answer: () => ({ redirect: withMessage(BACK, 'msg', 'What timesheets print is saved; it applies from the next billing run.') }),
+  }),
+  defineAction({
+    method: 'POST',
+    path: '/setup/settings/logo/upload',
+    op: updateSettings,
+    upload: { field: 'logo' },
+    // no file chosen is '': the operation refuses it (bad_logo) rather than clearing the logo
+    sent: (r) => ({ logo: r.body.logo ?? '' }),
+    answer: () => ({ redirect: withMessage(BACK, 'msg', 'The logo is saved; it applies from the next billing run.') }),
   }),
   defineAction({
     method: 'POST',
