@@ -238,3 +238,16 @@ it('by keyboard alone: Tab reaches every control of the jobs page in order, Ente
   expect(await page.getByRole('status').textContent()).toContain(`Job ${later}: cancelled.`);
   expect(await jobRow(later)).toBeUndefined();
 }, 90_000);
+
+it('the live refresh keeps the keyboard on the control it was on', async () => {
+  await page.goto(`${app.base}/ops/jobs`);
+  await tabTo(page, (d) => d.endsWith(`|BUTTON|Pause ${allocateJob.task}|`));
+  const main = page.locator('main');
+  const before = await main.getAttribute('data-refreshed');
+  // the page refreshes itself every 5 s; the focused button is replaced by its copy
+  await expect.poll(() => main.getAttribute('data-refreshed'), { timeout: 20_000 }).not.toBe(before);
+  expect(await focused(page)).toMatch(new RegExp(`\\|BUTTON\\|Pause ${allocateJob.task}\\|$`));
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  expect(await page.getByRole('status').textContent()).toContain(`${allocateJob.task} paused`);
+  await submit(page.getByRole('table', { name: /^Tasks/ }).getByRole('button', { name: `Resume ${allocateJob.task}` }));
+}, 60_000);

@@ -42,7 +42,8 @@ it('a job action’s _back outside the console leads back into it, not where the
   }
   // a console path is kept
   const jobId = await failedJob();
-  const kept = await post('/ops/jobs/cancel', { jobId, _back: `/ops/jobs/${jobId}` });
+  // (cancel has its own confirmation page since issue 26; retry follows _back the same way)
+  const kept = await post('/ops/jobs/retry', { jobId, _back: `/ops/jobs/${jobId}` });
   expect(kept.headers.get('location')).toMatch(new RegExp(`^/ops/jobs/${jobId}\\?msg=`));
 }, 60_000);
 

@@ -104,6 +104,8 @@ export interface FailedJob {
   attempts: number;
   maxAttempts: number;
   lastError: string;
+  /** Its error group (`errorGroup`): what the list shows, one line whatever the message. */
+  errorGroup: string;
   /** When it runs again; null when it gave up (attempts used up). */
   nextRun: Date | null;
   failedAt: Date;
@@ -123,7 +125,7 @@ export const failedJobs = defineOp({
     group by 1 order by 3 desc, 1 limit 50`;
     const jobs = await sql<FailedJob[]>`
     select j.id::text, j.task_identifier as task, j.queue_name as queue, j.key, j.attempts, j.max_attempts as "maxAttempts",
-           j.last_error as "lastError", case when j.attempts < j.max_attempts then j.run_at end as "nextRun", j.updated_at as "failedAt"
+           j.last_error as "lastError", ${errorGroup(sql)} as "errorGroup", case when j.attempts < j.max_attempts then j.run_at end as "nextRun", j.updated_at as "failedAt"
     from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, f)}
     order by j.updated_at desc, j.id desc limit 100`;
     return { groups: [...groups], jobs: [...jobs], total: await countWhere(ctx, f) };

@@ -65,7 +65,7 @@ async function jobsPage(r: OpsRequest) {
         <td><a href="/ops/jobs/${j.id}">${j.id}</a></td>
         <td>${j.task}</td>
         <td>${token(j.key)}</td>
-        <td>${oneLine(j.lastError)}</td>
+        <td>${j.errorGroup}</td>
         <td class="num">${j.attempts}/${j.maxAttempts}</td>
         <td>${j.nextRun ? when(j.nextRun) : 'gave up'}</td>
         <td>${r.canAct ? html`${actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: j.id })} <a href="/ops/jobs/${j.id}/cancel">Cancel</a>` : ''}</td>
@@ -234,8 +234,6 @@ async function jobPage(r: OpsRequest) {
 
 /** A job held by a paused task runs at a moment that never comes (src/core/jobs/paused.ts): say so instead. */
 const heldByPause = (runAt: Date) => new Date(runAt).getUTCFullYear() >= 9999;
-/** A failed job's error on one line (a validation error's message is JSON over many). */
-const oneLine = (error: string) => error.replace(/\s+/g, ' ').trim().slice(0, 300);
 
 export const jobPages: OpsRoute[] = [
   { method: 'GET', path: '/jobs', page: jobsPage },
