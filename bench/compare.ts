@@ -116,8 +116,9 @@ async function main() {
   }
 }
 
+// a loaded machine (load average above 10 on 2 cores) takes more than 30 s to start a server under tsx
 async function ready(url: string) {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1200; i++) {
     if (
       await fetch(url).then(
         (r) => r.ok,

@@ -1,21 +1,36 @@
 import { TokenVerifier } from '../src/core/auth/token-verifier.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { connect } from '../src/db/connect.ts';
+import type { Statement } from './lib.ts';
+
+/**
+ * Runs one core operation as the holder of `token` and returns the statements it sent, in order
+ * (the token's own lookup left out): what `sqlLatency` runs directly, beside the API.
+ */
+export async function captureStatements(dbUrl: string, token: string, op: (ctx: Ctx) => Promise<unknown>): Promise<Statement[]> {
+  const seen: Statement[] = [];
+  const sql = connect(dbUrl, { max: 1, debug: (_c, query, params) => seen.push({ query, params }) });
+  try {
+    const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
+    seen.length = 0;
+    await op({ sql, principal, now: () => new Date() });
+    return [...seen];
+  } finally {
+    await sql.end();
+  }
+}
 
 /**
  * Runs one core operation as the holder of `token`, captures the statements it sends, and
  * returns EXPLAIN (ANALYZE, BUFFERS) of the one that `pick` chooses (default: the longest).
  */
 export async function explainOperation(dbUrl: string, token: string, op: (ctx: Ctx) => Promise<unknown>, pick?: (q: string) => boolean): Promise<string> {
-  const seen: { query: string; params: unknown[] }[] = [];
-  const sql = connect(dbUrl, { max: 1, debug: (_c, query, params) => seen.push({ query, params }) });
+  const seen = await captureStatements(dbUrl, token, op);
+  const candidates = seen.filter((s) => /^\s*(with|select)/i.test(s.query) && (!pick || pick(s.query)));
+  const target = candidates.sort((a, b) => b.query.length - a.query.length)[0];
+  if (!target) return '(no statement captured)';
+  const sql = connect(dbUrl, { max: 1 });
   try {
-    const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
-    seen.length = 0;
-    await op({ sql, principal, now: () => new Date() });
-    const candidates = seen.filter((s) => /^\s*(with|select)/i.test(s.query) && (!pick || pick(s.query)));
-    const target = candidates.sort((a, b) => b.query.length - a.query.length)[0];
-    if (!target) return '(no statement captured)';
     const rows = await sql.unsafe(`explain (analyze, buffers, costs off) ${target.query}`, target.params as never[]);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   } finally {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { connect } from '../src/db/connect.ts';
 import { cleanEnv } from '../test/helpers/spawn.ts';
 
 export interface Measured {
@@ -133,4 +134,62 @@ export function serviceEnv(dbUrl: string, port: number): NodeJS.ProcessEnv {
     RATE_LIMIT_READS_PER_MINUTE: '1000000',
     RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
   });
+}
+
+/** Statements as an operation sent them (see `captureStatements` in bench/explain.ts). */
+export interface Statement {
+  query: string;
+  params: unknown[];
+}
+
+/**
+ * "The same SQL run directly": `statements` in order over postgres.js (prepared, as the service
+ * sends them), closed loop from `connections` workers for `durationMs` after `warmupMs`; one
+ * sample per round of all statements, microsecond resolution. The limit an API read is compared
+ * with (issue 25: the list through the API at most 1.2x its SQL).
+ */
+export async function sqlLatency(
+  name: string,
+  dbUrl: string,
+  statements: Statement[],
+  opts: { connections?: number; durationMs?: number; warmupMs?: number } = {},
+): Promise<Measured> {
+  const connections = opts.connections ?? 1;
+  const sql = connect(dbUrl, { max: connections });
+  const samples: number[] = [];
+  try {
+    const start = performance.now();
+    const warm = start + (opts.warmupMs ?? 1000);
+    const end = warm + (opts.durationMs ?? 4000);
+    const worker = async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        for (const s of statements) await sql.unsafe(s.query, s.params as never[], { prepare: true });
+        if (t >= warm) samples.push(performance.now() - t);
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+  } finally {
+    await sql.end();
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
+  const seconds = (opts.durationMs ?? 4000) / 1000;
+  return { name, requests: samples.length, rps: samples.length / seconds, p50: at(0.5), p99: at(0.99), errors: 0, non2xx: 0, resolution: 'us' };
+}
+
+/** How every target line begins (`target`); run.ts gathers such lines of every scenario at the end. */
+export const TARGET_PREFIX = 'target ';
+
+/**
+ * One target line, in one shape for every scenario: what, the measured value, the limit, their ratio
+ * and OK or MISSED. `limit` is a number of the same unit as `value` (`ms`, `s`, `x` for a ratio to a
+ * limit measured in the same run); `atLeast` for targets to reach rather than stay under.
+ */
+export function target(t: { issue: number; name: string; value: number; limit: number; unit: 'ms' | 's' | 'x' | '%'; atLeast?: boolean }): string {
+  const ok = t.atLeast ? t.value >= t.limit : t.value <= t.limit;
+  const digits = t.unit === 'x' ? 2 : 1;
+  const shown = (v: number) => `${v.toFixed(digits)}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
+  const ratio = t.unit === 'x' ? '' : `, ${(t.value / t.limit).toFixed(2)} of the limit`;
+  return `${TARGET_PREFIX}(issue ${t.issue}) ${t.name}: ${shown(t.value)} (${t.atLeast ? 'at least' : 'at most'} ${shown(t.limit)}${ratio}) ${ok ? 'OK' : 'MISSED'}`;
 }

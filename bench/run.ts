@@ -8,7 +8,7 @@ import { ensureDemo, type Demo } from '../src/core/demo/seed.ts';
 import type { Db } from '../src/db/connect.ts';
 import { spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
-import { serviceEnv, table, type Measured } from './lib.ts';
+import { serviceEnv, table, TARGET_PREFIX, type Measured } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
 import { board } from './scenarios/board.ts';
 import { tickets } from './scenarios/tickets.ts';
@@ -100,10 +100,20 @@ async function main() {
 
     const benv: BenchEnv = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}`, sql, dbUrl, demo, big };
     console.log(`bench: ${os.cpus().length} cores, node ${process.version}, scenarios: ${chosen.map((s) => s.name).join(', ')}\n`);
+    const targets: string[] = [];
     for (const s of chosen) {
       const { rows, notes } = await s.run(benv);
       console.log(`## ${s.name}\n${rows.length ? `${table(rows)}\n` : ''}${notes.map((n) => `- ${n}`).join('\n')}\n`);
+      targets.push(...notes.filter((n) => n.startsWith(TARGET_PREFIX)).map((n) => `${s.name}: ${n}`));
     }
+    // every scenario's `target(...)` lines again, together (load average: absolute times move with it)
+    const missed = targets.filter((t) => t.endsWith('MISSED')).length;
+    console.log(
+      `## targets (${targets.length - missed} OK, ${missed} MISSED; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})\n${targets.map((t) => `- ${t}`).join('\n')}\n`,
+    );
   } finally {
     for (const p of procs) await p.stop();
     await sql.end();

@@ -1,15 +1,18 @@
 import { encodeUpdatedCursor } from '../../src/core/tickets/cursor.ts';
 import { runOp } from '../../src/core/operation.ts';
 import { listTickets } from '../../src/core/tickets/list.ts';
-import { explainOperation, seqScanVerdict } from '../explain.ts';
-import { latency, type Measured } from '../lib.ts';
+import { readTicketPage } from '../../src/core/tickets/read.ts';
+import { captureStatements, explainOperation, seqScanVerdict } from '../explain.ts';
+import { latency, sqlLatency, target, type Measured } from '../lib.ts';
 import type { Scenario } from '../run.ts';
 
 /**
  * Issue 3: GET /tickets first page and a page after 50,000 rows, with and without q, as a member
  * whose token is restricted to 6 of 10 projects (60,000 visible tickets); GET /tickets/{ref} for a
  * ticket with 200 events and 100 comments. Targets: list p50 < 15 ms, p99 < 50 ms, deep page no
- * slower than 1.5x the first; page p50 < 20 ms.
+ * slower than 1.5x the first; page p50 < 20 ms. Issue 25: the first list page and the ticket page
+ * through the API at most 1.2x the same statements run directly over postgres.js, same run, at 1
+ * and 4 connections (API overhead: routing, auth, JSON, HTTP).
  */
 export const tickets: Scenario = {
   name: 'tickets',
@@ -39,6 +42,33 @@ export const tickets: Scenario = {
       authorization: `Bearer ${big.busyToken}`,
     });
 
+    // the same SQL run directly: the statements the operation sends, over postgres.js from this process
+    const pageAuth = { authorization: `Bearer ${big.busyToken}` };
+    const pageUrl = `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`;
+    const listSql = await captureStatements(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, {}));
+    const pageSql = await captureStatements(env.dbUrl, big.busyToken, (ctx) => runOp(readTicketPage, ctx, { ref: big.heavyRef }));
+    const overhead: string[] = [];
+    for (const connections of [1, 4]) {
+      const pairs: [string, string, Record<string, string>, typeof listSql][] = [
+        ['list, first page', base, headers, listSql],
+        ['GET /tickets/{ref}, 200 events + 100 comments', pageUrl, pageAuth, pageSql],
+      ];
+      for (const [name, url, h, statements] of pairs) {
+        const api = await latency(`${name}, API, ${connections} conn`, url, { headers: h, connections });
+        const direct = await sqlLatency(`${name}, its SQL directly, ${connections} conn`, env.dbUrl, statements, { connections });
+        rows.push(api, direct);
+        overhead.push(
+          target({
+            issue: 25,
+            name: `${name} through the API / its SQL directly, ${connections} conn, p50`,
+            value: api.p50 / direct.p50,
+            limit: 1.2,
+            unit: 'x',
+          }),
+        );
+      }
+    }
+
     const plan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, { cursor }));
     const qPlan = await explainOperation(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, { q: 'checkout' }));
     const verdict = (m: Measured, p50: number, p99: number) =>
@@ -50,6 +80,7 @@ export const tickets: Scenario = {
         ...[first, deepPage, qFirst, qDeep, qNarrow].map((m) => verdict(m, 15, 50)),
         `deep/first p50: ${(deepPage.p50 / first.p50).toFixed(2)}x without q, ${(qDeep.p50 / qFirst.p50).toFixed(2)}x with q (target <= 1.5x)`,
         verdict(page, 20, 1000),
+        ...overhead,
         `EXPLAIN (ANALYZE) of the deep-page list query — ${seqScanVerdict(plan)}:\n${indent(plan)}`,
         `EXPLAIN (ANALYZE) of the q=checkout list query — ${seqScanVerdict(qPlan)}:\n${indent(qPlan)}`,
       ],
