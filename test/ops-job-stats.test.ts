@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
+import { SERIES, taskSeries } from '../src/core/ops/job-queue.ts';
 import { taskStats } from '../src/core/ops/stats.ts';
 import { runOp } from '../src/core/operation.ts';
 import { connect } from '../src/db/connect.ts';
@@ -9,7 +10,7 @@ import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
 /**
- * Issue 25: /ops/jobs's per-task statistics come from hourly counters kept with job_history
+ * Issue 25: /ops/jobs's per-task statistics and charts come from hourly counters kept with job_history
  * (sql/094) plus the partial hours at the windows' ends: the same counts as counting job_history,
  * at a cost that does not grow with the attempts of the last 7 days.
  */
@@ -72,8 +73,19 @@ async function exact() {
     from job_history h
     where h.finished_at is not null and (h.workspace_id = ${ws}::uuid or h.workspace_id is null) and h.started_at > now() - interval '1 day'
     group by 1, 2 order by 1, 2`;
-  return { stats: [...stats], hourly: [...hourly] };
+  const windows = Object.entries(SERIES).map(([name, w]) => ({ name, span: `${w.span / 1000} seconds`, step: `${w.step / 1000} seconds` }));
+  const series = await db.sql<{ task: string; window: string; at: Date; finished: number; failed: number }[]>`
+    select h.task, w.name as window, date_bin(w.step, h.started_at, timestamptz '1970-01-01 00:00:00+00') as at,
+           count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
+    from job_history h
+    join (select * from jsonb_to_recordset(${JSON.stringify(windows)}::text::jsonb) as x(name text, span interval, step interval)) w
+      on h.started_at > now() - w.span
+    where h.finished_at is not null and (h.workspace_id = ${ws}::uuid or h.workspace_id is null)
+    group by 1, 2, 3 order by 1, 2, 3`;
+  return { stats: [...stats], hourly: [...hourly], series: [...series] };
 }
+
+const series = async () => [...(await runOp(taskSeries, ctxOf(), {}))];
 
 const shown = async () => {
   const r = await runOp(taskStats, ctxOf(), {});
@@ -84,7 +96,7 @@ const shown = async () => {
   };
 };
 
-it('counts exactly what job_history holds per task and window, and follows inserts, completions and deletes', async () => {
+it('stats and charts count exactly what job_history holds per task and window, and follow inserts, completions and deletes', async () => {
   for (const [mins, n] of [
     [5, 7],
     [50, 4],
@@ -102,6 +114,7 @@ it('counts exactly what job_history holds per task and window, and follows inser
   }
   await attempts('stats:render', a.ws.id, 30, 4, { running: true });
   expect((await shown()).stats).toEqual((await exact()).stats);
+  expect(await series()).toEqual((await exact()).series);
   const before = await shown();
   expect(before.hourly).toEqual((await exact()).hourly);
   // every duration of this workspace's renders is 4000-4002 ms: the histogram's p50 is within 14 %
@@ -114,6 +127,7 @@ it('counts exactly what job_history holds per task and window, and follows inser
   await db.sql`delete from job_history where id in (select id from job_history where task = 'stats:render' and started_at > now() - interval '10 minutes' limit 2)`;
   expect((await shown()).stats).toEqual((await exact()).stats);
   expect((await shown()).hourly).toEqual((await exact()).hourly);
+  expect(await series()).toEqual((await exact()).series);
 
   // a rolled-back insert leaves the counters as they were
   await db.sql
@@ -131,6 +145,7 @@ async function historyRowsRead(): Promise<number> {
   const sql = connect(db.url, { max: 1, debug: (_c, query, params) => seen.push({ query, params }) });
   try {
     await runOp(taskStats, ctxOf(sql), {});
+    await runOp(taskSeries, ctxOf(sql), {});
     let rows = 0;
     type PlanNode = { 'Relation Name'?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
     const walk = (n: PlanNode) => {
@@ -155,4 +170,5 @@ it('reads no more job_history rows when the attempts inside the windows grow', a
   await db.sql`analyze job_history`;
   expect(await historyRowsRead()).toBeLessThanOrEqual(before);
   expect((await shown()).stats).toEqual((await exact()).stats);
+  expect(await series()).toEqual((await exact()).series);
 });

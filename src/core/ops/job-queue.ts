@@ -3,6 +3,7 @@ import { HELD_RUN_AT } from '../jobs/paused.ts';
 import { defineOp } from '../operation.ts';
 import { knownTasks, pausableTasks } from './job-controls.ts';
 import { inWorkspace, JOBS } from './jobs.ts';
+import { floorHour } from './stats-histogram.ts';
 
 /**
  * What the console's job controls read (issue 26): the jobs not yet run, the tasks with the ones
@@ -126,7 +127,13 @@ export interface SeriesPoint {
   failed: number;
 }
 
-/** Per task, attempts finished and failed in bars of 5 minutes over the last hour, hours over the last day, 6 hours over 7 days. */
+/**
+ * Per task, attempts finished and failed in bars of 5 minutes over the last hour, hours over the last
+ * day, 6 hours over 7 days. Whole hours come from the hourly counters (sql/094, job_stats_hourly; a
+ * bar of an hour or 6 hours is made of whole UTC hours), job_history is read only for the partial
+ * hours at a window's ends (the hour it starts in, and the last hour): the cost does not grow with
+ * the attempts of the last 7 days (issue 25). Counts are exact.
+ */
 export const taskSeries = defineOp({
   name: 'ops.jobs.series',
   action: 'ops.read',
@@ -134,16 +141,32 @@ export const taskSeries = defineOp({
   output: null,
   run: async (ctx): Promise<SeriesPoint[]> => {
     const { sql, principal: p } = ctx;
-    const now = ctx.now();
-    const windows = Object.entries(SERIES).map(([name, w]) => ({ name, span: `${w.span / 1000} seconds`, step: `${w.step / 1000} seconds` }));
+    const now = ctx.now().getTime();
+    const current = floorHour(now);
+    const windows = Object.entries(SERIES).map(([name, w]) => ({
+      name,
+      span: `${w.span / 1000} seconds`,
+      step: `${w.step / 1000} seconds`,
+      head: new Date(floorHour(now - w.span)).toISOString(),
+    }));
+    const head = (name: SeriesWindow) => new Date(floorHour(now - SERIES[name].span));
     const rows = await sql<SeriesPoint[]>`
-      select h.task, w.name as window, date_bin(w.step, h.started_at, timestamptz '1970-01-01 00:00:00+00') as at,
-             count(*)::int as finished, count(*) filter (where h.outcome = 'failed')::int as failed
-      from job_history h
-      join (select * from jsonb_to_recordset(${JSON.stringify(windows)}::text::jsonb) as x(name text, span interval, step interval)) w
-        on h.started_at > ${now}::timestamptz - w.span
-      where h.started_at > ${now}::timestamptz - interval '7 days' and h.finished_at is not null
-        and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)
+      with w as (select * from jsonb_to_recordset(${JSON.stringify(windows)}::text::jsonb) as x(name text, span interval, step interval, head timestamptz)),
+      src as (
+        select s.task, s.hour as at, true as whole, s.finished, s.failed from job_stats_hourly s
+        where s.workspace_id in (${p.workspaceId}::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+          and s.hour > ${head('7d')}::timestamptz and s.hour < ${new Date(current)}::timestamptz and s.finished > 0
+        union all
+        select h.task, h.started_at, false, 1, (h.outcome = 'failed')::int from job_history h
+        where h.finished_at is not null and (h.workspace_id = ${p.workspaceId}::uuid or h.workspace_id is null)
+          and (h.started_at > ${new Date(now - SERIES['1h'].span)}::timestamptz
+               or (h.started_at > ${new Date(now - SERIES['1d'].span)}::timestamptz and h.started_at < ${new Date(head('1d').getTime() + 3_600_000)}::timestamptz)
+               or (h.started_at > ${new Date(now - SERIES['7d'].span)}::timestamptz and h.started_at < ${new Date(head('7d').getTime() + 3_600_000)}::timestamptz)))
+      select src.task, w.name as window, date_bin(w.step, src.at, timestamptz '1970-01-01 00:00:00+00') as at,
+             sum(src.finished)::int as finished, sum(src.failed)::int as failed
+      from src join w on case when src.whole then src.at > w.head
+                              else src.at > ${new Date(now)}::timestamptz - w.span
+                                   and (date_trunc('hour', src.at, 'UTC') = w.head or src.at >= ${new Date(current)}::timestamptz) end
       group by 1, 2, 3 order by 1, 2, 3`;
     return [...rows];
   },
