@@ -214,6 +214,7 @@ function consoleUrls(own: Tenant, other: Tenant): string[] {
     '/billing/new': [`?periodId=${own.period}`, `?periodId=${other.period}`],
     '/billing/runs/:id': [own.runId, other.runId],
     '/jobs/:id': [own.jobId, other.jobId, own.failedJob, other.failedJob],
+    '/jobs/:id/cancel': [own.jobId, other.jobId, own.failedJob, other.failedJob],
     '/jobs/search': [own.runId, 'billing:allocate', 'documents:render', 'deliveries', ...other.strings.map((s) => s.text)].map(
       (q) => `?q=${encodeURIComponent(q)}`,
     ),
@@ -311,7 +312,11 @@ describe("the console's actions as the other workspace", () => {
       '/billing/deliveries/mark-sent': [{ deliveryId: delivery!.id }],
       '/jobs/retry': [{ jobId: a.failedJob }],
       '/jobs/bulk': [{ action: 'retry' }, { action: 'cancel' }],
-      '/jobs/cancel': [{ jobId: a.failedJob }],
+      '/jobs/:id/cancel': [{ id: a.failedJob, confirmation: 'CANCEL' }],
+      '/jobs/run-now': [{ jobId: a.failedJob }],
+      // B's own pause and resume of a task: A's jobs of it are not held (resumed at once, so B's are not left held)
+      '/jobs/tasks/pause': [{ task: 'billing:allocate' }],
+      '/jobs/tasks/resume': [{ task: 'billing:allocate' }],
       '/jobs/unlock': [{ workerId: 'tenancy-probe' }],
       '/jobs/cron/run': [],
       '/mail/poll': [{}],
