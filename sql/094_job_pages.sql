@@ -80,3 +80,5 @@ from job_history where finished_at is not null and started_at > now() - interval
 -- '%q%'`, src/core/ops/job-search.ts): a trigram index answers it without reading every attempt.
 create extension if not exists pg_trgm;
 create index job_history_payload_trgm on job_history using gin ((payload::text) gin_trgm_ops);
+-- and inside queued jobs' payloads (queued_jobs, sql/076), for the jobs still in the queue
+create index queued_jobs_payload_trgm on queued_jobs using gin ((payload::text) gin_trgm_ops);

@@ -69,10 +69,15 @@ export const searchJobs = defineOp({
     const { sql, principal: p } = ctx;
     const id = UUID_PATTERN.test(q) ? q.toLowerCase() : null;
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // each way of matching on its own (the key, task and queue by graphile-worker's unique indexes,
+    // the payload by sql/094's trigram index): one OR over them read every queued job's payload
     const live = await sql<LiveJob[]>`
     select ${LIVE(ctx)} from ${JOBS(sql)}
     where ${inWorkspace(sql, p.workspaceId)}
-      and (j.task_identifier = ${q} or j.queue_name = ${q} or j.key = ${q} or qj.payload::text ilike ${like})
+      and j.id in (select m.id from graphile_worker.jobs m where m.key = ${q}
+                   union select m.id from graphile_worker.jobs m where m.task_identifier = ${q}
+                   union select m.id from graphile_worker.jobs m where m.queue_name = ${q}
+                   union select m.job_id from queued_jobs m where m.payload::text ilike ${like})
     order by j.id desc limit 100`;
     const byObject = id
       ? sql`or h.run_id = ${id}::uuid or h.timesheet_id = ${id}::uuid or h.document_id = ${id}::uuid or h.delivery_id = ${id}::uuid
