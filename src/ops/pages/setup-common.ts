@@ -1,11 +1,10 @@
 import type { OpsRequest } from '../route.ts';
 import { html, type Html } from '../html.ts';
-import { layout } from '../layout.ts';
+import { layout, table } from '../layout.ts';
 
 /**
- * What the Setup pages (issue 22) share: the page shell with the Setup sub-navigation, a table whose
- * rows stack below a width (ops.css `table.stacked`: every cell names its column, so nothing scrolls
- * sideways on a phone), and the small form pieces. Every read and write is an operation of the core.
+ * What the Setup pages (issue 22) share: the page shell with the Setup sub-navigation, the console's
+ * table with rows given as cells, and the small form pieces. Every read and write is an operation of the core.
  */
 
 const PARTS = [
@@ -31,27 +30,19 @@ export function setupPage(r: OpsRequest, part: string, title: string, body: Html
   };
 }
 
-/** A table whose rows become stacked blocks on a narrow screen; each cell carries its column's name. */
+/** The console's table (layout.ts `table`: rows stack on a narrow screen, each cell named by its column), each row given as its cells. */
 export function stackedTable(caption: string, head: string[], rows: Html[][], empty: string): Html {
-  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<table class="stacked">
-    <caption>
-      ${caption}
-    </caption>
-    <thead>
-      <tr>
-        ${head.map((h) => html`<th scope="col">${h}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (cells) =>
-          html`<tr>
-            ${cells.map((c, i) => html`<td data-label="${head[i] ?? ''}">${c}</td>`)}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table(
+    caption,
+    head,
+    rows.map(
+      (cells) =>
+        html`<tr>
+          ${cells.map((c) => html`<td>${c}</td>`)}
+        </tr>`,
+    ),
+    empty,
+  );
 }
 
 /** The hidden fields every Setup form carries: the CSRF token and the page to come back to with an error. */
