@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { timesheetRendered } from '../src/core/billing/progress.ts';
 import { deliverTimesheet, deliveryAttemptFailed } from '../src/core/documents/deliver.ts';
+import { deliverAndNotify } from '../src/core/documents/deliver-task.ts';
 import { settleAbandonedDeliveries } from '../src/core/documents/abandoned-deliveries.ts';
 import { deliverJob } from '../src/core/jobs/catalog.ts';
 import type { JobCtx } from '../src/core/jobs/ctx.ts';
@@ -632,5 +633,62 @@ describe('POST /documents/{id}/deliveries/{deliveryId}/resend', () => {
     const res = await app.call('POST', `/api/w/${v.ws.slug}/documents/${v.documents.html}/deliveries/${v.delivery.ap}/resend`, { session: admin });
     expect([res.status, res.body.error.details.reason]).toEqual([409, 'run_voided']);
     expect(await delivery(v.delivery.ap)).toMatchObject({ state: 'failed' });
+  });
+});
+
+describe('void notices (issue 23)', () => {
+  const notices = (runId: string) =>
+    app.db.sql<{ id: string; email: string; state: string; noticeOf: string }[]>`
+      select dd.id, dd.email, dd.state, dd.notice_of as "noticeOf" from document_deliveries dd join timesheets s on s.id = dd.timesheet_id
+      where s.run_id = ${runId} and dd.kind = 'void_notice' order by dd.email`;
+
+  it('a timesheet email under way while its run is voided still earns its recipient the notice, sent once', async () => {
+    const v = await makeWorld();
+    const admin = await login(app, v.admin.email, v.admin.password);
+    const smtpMailer = new SmtpMailer(smtp.url);
+    // the run is voided while this email is being sent: the void finds the delivery pending and owes it nothing yet
+    const voidingMailer = {
+      send: async (...args: Parameters<SmtpMailer['send']>) => {
+        const voided = await app.call('POST', `/api/w/${v.ws.slug}/billing/runs/${v.runId}/void`, { session: admin, body: { reason: 'wrong rates' } });
+        expect(voided.status).toBe(200);
+        expect(await notices(v.runId)).toEqual([]);
+        return smtpMailer.send(...args);
+      },
+    };
+    await deliverAndNotify({ ...jobCtx({ attempt: 1 }), mailer: voidingMailer }, { deliveryId: v.delivery.ap });
+    expect(await delivery(v.delivery.ap)).toMatchObject({ state: 'sent' });
+    const [notice, ...more] = await notices(v.runId);
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ email: v.ap, state: 'pending', noticeOf: v.delivery.ap });
+
+    await deliverAndNotify(jobCtx({ attempt: 1 }), { deliveryId: notice!.id });
+    expect(smtp.messagesTo(v.ap).map((m) => m.subject)).toEqual([
+      `Stundennachweis ${v.number} — Initech GmbH`,
+      `Stundennachweis ${v.number} storniert — Initech GmbH`,
+    ]);
+    expect((await notices(v.runId))[0]).toMatchObject({ state: 'sent' });
+    // the other recipient's email never left (the run was voided first): skipped, and no notice
+    await deliverAndNotify(jobCtx({ attempt: 1 }), { deliveryId: v.delivery.cfo });
+    expect(await delivery(v.delivery.cfo)).toMatchObject({ state: 'skipped' });
+    expect(await notices(v.runId)).toHaveLength(1);
+  });
+
+  it('a failed notice of a voided run can be resent (its timesheet email cannot)', async () => {
+    const v = await makeWorld();
+    await deliverTimesheet(jobCtx({ attempt: 1 }), { deliveryId: v.delivery.ap });
+    const admin = await login(app, v.admin.email, v.admin.password);
+    expect((await app.call('POST', `/api/w/${v.ws.slug}/billing/runs/${v.runId}/void`, { session: admin, body: { reason: 'wrong rates' } })).status).toBe(200);
+    const [notice] = await notices(v.runId);
+    smtp.program(answerAt('rcpt', { code: 550 }, { to: v.ap }));
+    await deliverTimesheet(jobCtx({ attempt: 1 }), { deliveryId: notice!.id });
+    expect((await notices(v.runId))[0]).toMatchObject({ state: 'failed' });
+    smtp.program(null);
+    const resend = (id: string) => app.call('POST', `/api/w/${v.ws.slug}/documents/${v.documents.html}/deliveries/${id}/resend`, { session: admin });
+    expect((await resend(v.delivery.ap)).body.error.details.reason).toBe('delivery_not_resendable');
+    const res = await resend(notice!.id);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ id: notice!.id, kind: 'void_notice', state: 'pending' });
+    await deliverTimesheet(jobCtx({ attempt: 1 }), { deliveryId: notice!.id });
+    expect(smtp.messagesTo(v.ap).filter((m) => m.subject?.includes('storniert'))).toHaveLength(1);
   });
 });
