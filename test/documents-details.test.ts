@@ -154,6 +154,8 @@ describe('a run with a PO number', () => {
       '<div class="name">Acme Corp</div><div class="address">Acme Corp\nAccounts payable\n1 Main St</div><div class="taxid">Tax ID: US-12-3456789</div>',
     );
     expect(acme).toContain('<tr><th>PO number</th><td>PO-4711</td></tr>');
+    // the first run of this file was voided: this document replaces its number
+    expect(acme).toContain('<p class="replaces">Replaces No. ACME-2026-0001</p>');
     expect(acme).toContain('<tr><th>IBAN</th><td>DE89 3704 0044 0532 0130 00</td></tr>');
     expect(acme).toContain('<th>Date</th><th>Ticket</th><th>Description</th><th>Person</th>');
     expect(acme).toContain('<td class="date">10/02/2026</td>');
