@@ -1,7 +1,7 @@
 import { addPerson } from '../../src/core/people/users.ts';
 import { createWorkspace } from '../../src/core/workspaces/create.ts';
 import type { Db } from '../../src/db/connect.ts';
-import { latency, type Measured } from '../lib.ts';
+import { latency, target, type Measured } from '../lib.ts';
 import type { Scenario } from '../run.ts';
 
 const HISTORY = Number(process.env.BENCH_OPS_HISTORY ?? 100_000);
@@ -33,13 +33,19 @@ export async function seedOps(sql: Db, tag: string): Promise<OpsSeed> {
   await addPerson(sql, { workspaceId: ws, email, name: 'Ops Owner', role: 'owner', password: PASSWORD });
   const tasks = ['billing:allocate', 'documents:render', 'documents:deliver', 'mail:poll', 'sessions:cleanup'];
   const began = Date.now();
-  await sql`
+  // the job_history_follows trigger looks each row's job up; planned while the table is empty and
+  // analyzed (the bench's vacuum analyze), that lookup is a sequential scan per row: 100,000 rows
+  // took more than 10 minutes. The index is what the trigger uses once the table has rows.
+  await sql.begin(async (t) => {
+    await t`set local enable_seqscan = off`;
+    await t`
     insert into job_history (job_id, task, job_key, attempt, max_attempts, workspace_id, run_id, payload, outcome, error, started_at, finished_at, duration_ms)
     select 1000000 + g, (${tasks}::text[])[1 + g % 5], 'bench-' || g, 1, 25, case when g % 5 < 3 then ${ws}::uuid end,
            case when g % 5 < 3 then gen_random_uuid() end, json_build_object('n', g),
            case when g % 20 = 0 then 'failed' else 'succeeded' end, case when g % 20 = 0 then 'SMTP 550 mailbox unavailable ' || (g % 7) end,
            t, t + make_interval(secs => (g % 900) / 100.0), (g % 900) * 10
     from generate_series(1, ${HISTORY}) g, lateral (select now() - make_interval(secs => (g::float8 / ${HISTORY}) * 7 * 86400) as t) s`;
+  });
   const historyS = (Date.now() - began) / 1000;
   await sql`
     with spec as (
@@ -68,8 +74,6 @@ export async function seedOps(sql: Db, tag: string): Promise<OpsSeed> {
   return { workspaceId: ws, email, password: PASSWORD, note };
 }
 
-const verdict = (p50: number, target: number) => `p50 ${p50.toFixed(1)} ms (target under ${target} ms: ${p50 < target ? 'OK' : 'MISSED'})`;
-
 /**
  * Issues 13 and 25: `/ops/jobs` (queue counts, running and failed jobs with their error groups,
  * per-task stats and charts from job_history, the crontab) and `/ops/jobs/search` with 100,000
@@ -95,14 +99,16 @@ export const ops: Scenario = {
     const notes = [seed.note];
     const jobs = await latency('ops /ops/jobs', `${env.api}/ops/jobs`, { headers: { cookie }, durationMs: 8000, warmupMs: 2000 });
     rows.push(jobs);
-    notes.push(`/ops/jobs statuses ${JSON.stringify(jobs.statuses)}; ${verdict(jobs.p50, TARGETS.jobs)}, p99 ${jobs.p99.toFixed(1)} ms`);
+    notes.push(`/ops/jobs statuses ${JSON.stringify(jobs.statuses)}; p99 ${jobs.p99.toFixed(1)} ms`);
+    notes.push(target({ issue: 25, name: '/ops/jobs p50', value: jobs.p50, limit: TARGETS.jobs, unit: 'ms' }));
     for (const q of ['bench-wait-4242', 'documents:render', 'SMTP 550']) {
       const search = await latency(`ops /ops/jobs/search?q=${q}`, `${env.api}/ops/jobs/search?q=${encodeURIComponent(q)}`, {
         headers: { cookie },
         durationMs: 4000,
       });
       rows.push(search);
-      notes.push(`/ops/jobs/search?q=${q} statuses ${JSON.stringify(search.statuses)}; ${verdict(search.p50, TARGETS.search)}`);
+      notes.push(`/ops/jobs/search?q=${q} statuses ${JSON.stringify(search.statuses)}`);
+      notes.push(target({ issue: 25, name: `/ops/jobs/search?q=${q} p50`, value: search.p50, limit: TARGETS.search, unit: 'ms' }));
     }
     return { rows, notes };
   },
