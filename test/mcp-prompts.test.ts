@@ -57,6 +57,7 @@ describe('prompts', () => {
   it('prompts/list: the server declares prompts and completions; each prompt has a title, a description and described arguments', async () => {
     const c = await mcpClient(app, ownerToken);
     expect(c.getServerCapabilities()).toMatchObject({ prompts: {}, completions: {} });
+    expect(c.getInstructions()).toContain('log_week_time, triage_inbox, summarise_client_month');
     const { prompts } = await c.listPrompts();
     await c.close();
     expect(prompts.map((p) => p.name)).toEqual(['log_week_time', 'triage_inbox', 'summarise_client_month']);

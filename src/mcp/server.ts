@@ -38,6 +38,7 @@ export const INSTRUCTIONS =
   'Names are accepted everywhere: projects by key or name (list_projects), people by email or name (list_people), states, kinds, priorities and labels by name (get_workflow), tickets by human id. ' +
   'Lists are compact; page with nextCursor (the same cursors as the REST API). ' +
   'Resources: worktracker://tickets/{humanId} and worktracker://documents/{id} (timesheets you may download). ' +
+  'Prompts (with completions for their arguments): log_week_time, triage_inbox, summarise_client_month, as your token allows. ' +
   'Errors come back as results with isError and {code, reason, message, details}; details.choices lists valid names. ' +
   'To connect, send a wt_ API token as Bearer, or authorize with OAuth 2.1 (the 401 names the metadata; a person approves the client on a consent page and revokes it at /oauth/grants).';
 
