@@ -70,4 +70,13 @@ it('--wait stops at the review with nothing sent; approve --wait sends and ends 
   const globex = smtp.messagesTo('ap@globex.test').map((m) => m.subject);
   expect(globex).toHaveLength(3); // the timesheet, its void notice, the replacement
   expect(globex[2]).not.toBe(globex[0]);
+  // each approval is audited with the CLI's door; the second approve's refusal too
+  const audit = await app.db.sql`
+    select a.door, a.outcome from ops_audit a join workspaces w on w.id = a.workspace_id
+    where w.slug = 'northwind' and a.action = 'billing.run.approve' order by a.at, a.id`;
+  expect(audit.map((r) => [r.door, r.outcome])).toEqual([
+    ['cli', 'succeeded'],
+    ['cli', 'failed'],
+    ['cli', 'succeeded'],
+  ]);
 }, 120_000);
