@@ -191,6 +191,14 @@ describe('a delivery', () => {
     expect(m!.envelope.from).toBe('billing@agency.test');
   });
 
+  it("shows the workspace's name when its settings name no sender (issue 23), with MAIL_FROM's address", async () => {
+    const w = await makeWorld();
+    await app.db.sql`update workspaces set name = 'Nordlicht Agentur', mail_from_name = null where id = ${w.ws.id}`;
+    expect(await runQueued(w)).toEqual([]);
+    const [m] = smtp.messagesTo(w.ap);
+    expect(m!.headers.get('from')).toMatchObject({ value: [{ name: 'Nordlicht Agentur', address: 'billing@agency.test' }] });
+  });
+
   it('sends one email per recipient with the documents attached, skips the rest, and completes the run', async () => {
     const w = await makeWorld();
     expect(await runStatus(w)).toBe('delivering');

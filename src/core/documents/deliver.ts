@@ -191,7 +191,8 @@ async function claimDelivery(ctx: JobCtx, deliveryId: string, final: boolean): P
     messageId: claimed!.messageId,
     attempt: claimed!.attempt,
     sheet,
-    senderName: d.mailFromName,
+    // the client knows the agency by its name: the workspace's, unless its settings name the sender otherwise (issue 23)
+    senderName: d.mailFromName ?? d.agency,
     workspaceReplyTo: d.mailReplyTo,
   };
 }
