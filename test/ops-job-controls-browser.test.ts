@@ -142,6 +142,10 @@ it('pauses a task (a real worker takes none of its jobs, others run) and resumes
     expect(await rowOf(id).getByRole('button', { name: 'Run now' }).count()).toBe(0);
   }
   await checkBothSizes(page, 'ops-jobs-paused');
+  // a held job's own page says so, and offers no "run now"
+  await page.goto(`${app.base}/ops/jobs/${held[0]}`);
+  expect(await page.locator('dl.facts').textContent()).toContain('held: its task is paused');
+  expect(await page.getByRole('button', { name: 'Run now' }).count()).toBe(0);
 
   worker = await startWorker(
     app.db.url,

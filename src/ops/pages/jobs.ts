@@ -209,7 +209,9 @@ async function jobPage(r: OpsRequest) {
             ? html`${
                   job.lastError
                     ? actionForm('/ops/jobs/retry', r.csrf, 'Retry', { jobId: job.id, _back: `/ops/jobs/${job.id}` })
-                    : actionForm('/ops/jobs/run-now', r.csrf, 'Run now', { jobId: job.id, _back: `/ops/jobs/${job.id}` })
+                    : heldByPause(job.runAt)
+                      ? ''
+                      : actionForm('/ops/jobs/run-now', r.csrf, 'Run now', { jobId: job.id, _back: `/ops/jobs/${job.id}` })
                 } <a href="/ops/jobs/${job.id}/cancel">Cancel</a>`
             : ''
         }
