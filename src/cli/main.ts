@@ -190,7 +190,8 @@ run(process.argv.slice(2)).then(
  */
 function refusal(err: Error): string {
   const details = (err as { details?: { field?: unknown; value?: unknown; choices?: unknown } }).details;
-  if (!details || !Array.isArray(details.choices)) return err.message;
+  // only the resolvers' rows (objects); a refusal listing plain words (the MCP options') words its own message
+  if (!details || !Array.isArray(details.choices) || !details.choices.every((c) => typeof c === 'object' && c !== null)) return err.message;
   const names = (details.choices as Record<string, unknown>[]).map((c) =>
     String(c.key ?? c.code ?? c.email ?? c.periodStart?.toString().slice(0, 7) ?? c.name ?? c.id),
   );
