@@ -35,19 +35,23 @@ export async function allocateRun(ctx: JobCtx, { runId }: { runId: string }): Pr
     step(ctx, 'allocate:locked');
 
     const priced = pricedEntriesSql(sql, run.workspaceId, { id: run.periodId, periodStart: run.periodStart, periodEnd: run.periodEnd });
-    if (!run.billUnratedAtZero) {
-      const [unrated] = await sql<{ n: number }[]>`select count(*)::int as n from (${priced}) q where q.unrated and q.policy = 'paid'`;
-      if (unrated!.n > 0) {
-        await sql`update billing_runs set status = 'failed', error = ${`missing_rate: ${unrated!.n} paid entries have no rate (the rates changed since the run was started); start it again, with billUnratedAtZero to bill them at zero`} where id = ${runId}`;
-        return;
-      }
-    }
     const lines = await sql`
       insert into billing_run_entries (run_id, entry_id, workspace_id, client_id, project_id, ticket_id, minutes, policy, bank_id,
                                        currency, rate_minor, list_amount_minor, amount_minor)
       select ${runId}, q.entry_id, ${run.workspaceId}, q.client_id, q.project_id, q.ticket_id, q.minutes, q.policy, q.bank_id,
              q.currency, q.rate_minor, q.list_amount_minor, q.amount_minor
       from (${priced}) q`;
+    if (!run.billUnratedAtZero) {
+      // counted on the lines just written (a priced line without a rate is `unrated`), not by running the priced query
+      // twice: that second pass was a quarter of a 20,000-entry allocation (issue 25); the failed run keeps no line
+      const [unrated] = await sql<{ n: number }[]>`
+        select count(*)::int as n from billing_run_entries where run_id = ${runId} and policy = 'paid' and currency is not null and rate_minor is null`;
+      if (unrated!.n > 0) {
+        await sql`delete from billing_run_entries where run_id = ${runId}`;
+        await sql`update billing_runs set status = 'failed', error = ${`missing_rate: ${unrated!.n} paid entries have no rate (the rates changed since the run was started); start it again, with billUnratedAtZero to bill them at zero`} where id = ${runId}`;
+        return;
+      }
+    }
     if (lines.count === 0) {
       await sql`update billing_runs set status = 'failed', error = 'nothing_to_bill: no entry qualified when the run was allocated' where id = ${runId}`;
       return;
