@@ -13,7 +13,7 @@ import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
-import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { makeBillingRun, makePeriod, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
 /**
  * The console's job controls (issue 26) through the core: cancel and "run now" of jobs not yet
@@ -117,6 +117,17 @@ it('cancels a waiting or scheduled job, and runs one now: due at once and ahead 
     { action: 'job.cancel', target: `job ${waiting}`, outcome: 'succeeded' },
     { action: 'job.cancel', target: `job ${scheduled}`, outcome: 'succeeded' },
   ]);
+});
+
+it('cancelling a waiting allocation fails its run at once (it can be started again), rather than leaving it allocating for ever', async () => {
+  const period = await makePeriod(db.sql, a.ws, { start: '2026-03-01', end: '2026-03-31', closed: true });
+  const run = await makeBillingRun(db.sql, a.ws, { periodId: period.id, status: 'allocating' });
+  const payload = { workspaceId: a.ws.id, runId: run.id };
+  await enqueue(db.sql, allocateJob, payload);
+  const [queued] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${allocateJob.key(payload)}`;
+  expect(await runOp(cancelJob, ctxOf(a), { jobId: queued!.id })).toBe(1);
+  const [row] = await db.sql<{ status: string; error: string | null }[]>`select status, error from billing_runs where id = ${run.id}`;
+  expect(row).toEqual({ status: 'failed', error: expect.stringContaining('An operator cancelled the job.') });
 });
 
 it('refuses to run now a failed job, a paused task’s, a job no worker handles, and to touch a running job or another workspace’s', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { failRun } from '../billing/fail.ts';
 import { deliveryAttemptFailed } from '../documents/deliver.ts';
+import { settleStopped } from '../documents/stopped-deliveries.ts';
 import { defineCron, defineJob, type CronDecl } from './define.ts';
 
 /**
@@ -19,6 +20,7 @@ export const allocateJob = defineJob({
   key: (p) => `billing:allocate:${p.runId}`,
   // the run is `failed` with the error, not left `allocating`
   onLastAttemptFailed: (ctx, p, error) => failRun(ctx.sql, { runId: p.runId }, error),
+  onCancelled: (sql, p, why) => failRun(sql, { runId: p.runId }, why),
 });
 
 /** `documents:render`: one document of a timesheet in one format (src/core/documents/render-document.ts). */
@@ -29,6 +31,7 @@ export const renderJob = defineJob({
   key: (p) => `documents:render:${p.timesheetId}:${p.format}`,
   // the run is `failed` with the error, not left `rendering`
   onLastAttemptFailed: (ctx, p, error) => failRun(ctx.sql, { timesheetId: p.timesheetId }, error),
+  onCancelled: (sql, p, why) => failRun(sql, { timesheetId: p.timesheetId }, why),
 });
 
 /** `documents:deliver`: one timesheet email to one recipient (src/core/documents/deliver.ts). */
@@ -39,6 +42,7 @@ export const deliverJob = defineJob({
   key: (p) => `documents:deliver:${p.deliveryId}`,
   // settled at once by how far the attempt got, rather than by deliveries:sweep
   onLastAttemptFailed: (ctx, p, error) => deliveryAttemptFailed(ctx, p, error),
+  onCancelled: async (sql, p, why, now) => void (await settleStopped(sql, p.deliveryId, why, now)),
 });
 
 /**

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Db } from '../../db/connect.ts';
 import type { JobCtx } from './ctx.ts';
 
 /** Every job the core queues works for one workspace, named in its payload (the console and job_history read it there). */
@@ -20,6 +21,11 @@ export interface JobDecl<S extends WorkspacePayload = WorkspacePayload> {
   /** Jobs of one queue run one at a time, in order. */
   readonly queue?: (p: z.output<S>) => string;
   readonly onLastAttemptFailed?: (ctx: JobCtx, p: z.output<S>, error: string) => Promise<void>;
+  /**
+   * The same rule when an operator cancels the job before it ran (src/core/ops/job-controls.ts), in
+   * the cancel's transaction: what the job served must not wait for ever (a run left `allocating`).
+   */
+  readonly onCancelled?: (sql: Db, p: z.output<S>, why: string, now: Date) => Promise<void>;
 }
 
 export const defineJob = <S extends WorkspacePayload>(d: Omit<JobDecl<S>, 'kind'>): JobDecl<S> => ({ kind: 'job', ...d });

@@ -28,6 +28,7 @@ export const pausableTasks = (): string[] => Object.values(jobs).map((j) => j.ta
 interface Target {
   id: string;
   task: string;
+  payload: unknown;
   running: boolean;
   failed: boolean;
   paused: boolean;
@@ -37,7 +38,7 @@ interface Target {
 async function target(ctx: Ctx, jobId: string): Promise<Target> {
   const { sql, principal: p } = ctx;
   const [job] = await sql<Target[]>`
-    select j.id::text, j.task_identifier as task, j.locked_at is not null as running, j.last_error is not null as failed,
+    select j.id::text, j.task_identifier as task, qj.payload, j.locked_at is not null as running, j.last_error is not null as failed,
            exists (select 1 from paused_tasks t where t.workspace_id = qj.workspace_id and t.task = j.task_identifier) as paused
     from ${JOBS(sql)} where j.id = ${jobId}::bigint and ${inWorkspace(sql, p.workspaceId)}`;
   if (!job) throw conflict('job_gone', undefined, 'The job is no longer queued (it finished or was cancelled).');
@@ -63,6 +64,11 @@ export const cancelJob = defineOp({
     // a worker took it between the look and the cancel: the library left it alone
     if (done.length === 0) throw conflict('job_running', undefined, 'A worker is running the job now.');
     await ctx.sql`delete from queued_jobs where job_id = ${job.id}::bigint`;
+    // what the job served is settled as if its last attempt had failed: a run fails (it can then be
+    // started again), a delivery stops, rather than waiting for a job that will never come
+    const decl = Object.values(jobs).find((j) => j.task === job.task);
+    const payload = decl?.payload.safeParse(job.payload);
+    if (decl?.onCancelled && payload?.success) await decl.onCancelled(ctx.sql, payload.data as never, 'An operator cancelled the job.', ctx.now());
     return done.length;
   },
 });
