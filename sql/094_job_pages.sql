@@ -82,3 +82,8 @@ create extension if not exists pg_trgm;
 create index job_history_payload_trgm on job_history using gin ((payload::text) gin_trgm_ops);
 -- and inside queued jobs' payloads (queued_jobs, sql/076), for the jobs still in the queue
 create index queued_jobs_payload_trgm on queued_jobs using gin ((payload::text) gin_trgm_ops);
+
+-- A search by an object's id finds the attempts that served it through an index each (run, delivery
+-- and mailbox had one; timesheet and document did not, so any id search read every attempt).
+create index job_history_timesheet_idx on job_history (timesheet_id) where timesheet_id is not null;
+create index job_history_document_idx on job_history (document_id) where document_id is not null;

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { SERIES, taskSeries } from '../src/core/ops/job-queue.ts';
+import { searchJobs } from '../src/core/ops/job-search.ts';
 import { taskStats } from '../src/core/ops/stats.ts';
 import { runOp } from '../src/core/operation.ts';
-import { connect } from '../src/db/connect.ts';
+import { connect, type Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
@@ -171,4 +172,45 @@ it('reads no more job_history rows when the attempts inside the windows grow', a
   expect(await historyRowsRead()).toBeLessThanOrEqual(before);
   expect((await shown()).stats).toEqual((await exact()).stats);
   expect(await series()).toEqual((await exact()).series);
+});
+
+/** job_history rows PostgreSQL read (sequentially or through an index) in database `t` while `fn` ran on its own connection. */
+async function historyTuplesReadBy(t: TestDb, fn: (sql: Db) => Promise<unknown>): Promise<number> {
+  const read = async () => {
+    await t.sql`select pg_stat_clear_snapshot()`;
+    const [r] = await t.sql<{ n: string }[]>`
+      select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text as n from pg_stat_user_tables where relname = 'job_history'`;
+    return Number(r!.n);
+  };
+  const before = await read();
+  const sql = connect(t.url, { max: 1 });
+  await fn(sql);
+  await sql.end(); // a backend that ends reports its counts
+  let after = before;
+  for (let i = 0; i < 50 && after === before; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await read();
+  }
+  return after - before;
+}
+
+it('a job search reads the attempts that match through indexes, also once its prepared statements have a generic plan', async () => {
+  // a database of its own: no other connection reads job_history meanwhile
+  const own = await testDb();
+  try {
+    await own.sql`
+      insert into job_history (job_id, task, attempt, workspace_id, outcome, started_at, finished_at, duration_ms, payload)
+      select 800000000 + g, 'search:noise', 1, ${a.ws.id}::uuid, 'succeeded', now(), now(), 5, json_build_object('n', g)
+      from generate_series(1, 40000) g`;
+    await own.sql`analyze job_history`;
+    const ctx = (sql: Db) => ({ ...ctxOf(sql) });
+    const read = await historyTuplesReadBy(own, async (sql) => {
+      // PostgreSQL may plan a prepared statement once for all values from its sixth call on
+      for (let i = 0; i < 8; i++) await runOp(searchJobs, ctx(sql), { q: `nothing-matches-${i}` });
+    });
+    // before: from the sixth search on, each read the attempts newest first looking for 100 matches (all 40,000)
+    expect(read).toBeLessThan(40000);
+  } finally {
+    await own.close();
+  }
 });

@@ -81,13 +81,18 @@ export const searchJobs = defineOp({
     order by j.id desc limit 100`;
     const byObject = id
       ? sql`or h.run_id = ${id}::uuid or h.timesheet_id = ${id}::uuid or h.document_id = ${id}::uuid or h.delivery_id = ${id}::uuid
-          or h.document_id in (select d.id from documents d where d.client_id = ${id}::uuid and d.workspace_id = ${p.workspaceId})
-          or h.payload->>'mailboxId' = ${id}`
+          or h.document_id = any(array(select d.id from documents d where d.client_id = ${id}::uuid and d.workspace_id = ${p.workspaceId}))
+          or h.mailbox_id = ${id}::uuid`
       : sql``;
+    // the matches first (each condition by its index: a subquery inside the OR, unlike an array,
+    // turned it into a scan of every attempt), then the newest 100 of them: with the limit
+    // beside the match, PostgreSQL's generic plan for this prepared statement (from the sixth call
+    // on) walked every attempt newest first looking for 100 matches (~200 ms at 100,000 attempts)
     const history = await sql<Attempt[]>`
-    select ${ATTEMPT(ctx)} from job_history h
-    where ${historyVisible(ctx)}
-      and (h.task = ${q} or h.job_key = ${q} or h.payload::text ilike ${like} ${byObject})
+    with m as materialized (
+      select h.id from job_history h
+      where ${historyVisible(ctx)} and (h.task = ${q} or h.job_key = ${q} or h.payload::text ilike ${like} ${byObject}))
+    select ${ATTEMPT(ctx)} from job_history h where h.id = any(array(select m.id from m))
     order by h.id desc limit 100`;
     return { live: [...live], history: [...history] };
   },
