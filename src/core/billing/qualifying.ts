@@ -33,7 +33,9 @@ export function qualifyingEntriesSql(sql: Db, workspaceId: string, period: RunPe
     from time_entries e
     join tickets t on t.id = e.ticket_id
     join workflow_states st on st.id = t.state_id
-    cross join lateral (select lower(${effectiveBillingPolicySql(sql, 't')}) as policy, ${effectiveBillingModeSql(sql, 't')} as mode) x
+    -- offset 0 keeps the planner from inlining the inherited policy and mode (subqueries on the project and the client)
+    -- at every use of x.policy/x.mode: computed once per row, 20,000 entries select in a seventh of the CPU (issue 25)
+    cross join lateral (select lower(${effectiveBillingPolicySql(sql, 't')}) as policy, ${effectiveBillingModeSql(sql, 't')} as mode offset 0) x
     left join banks b on b.id = (case when x.policy like 'bank:%' then substr(x.policy, 6)::uuid end) and b.client_id = e.billing_client_id
     where e.workspace_id = ${workspaceId} and not e.billed and e.billable and e.billing_client_id is not null
       and ((x.mode = 'period' and e.period_id = ${period.id}::uuid)
