@@ -23,7 +23,7 @@ afterAll(() => app?.close());
 
 interface Answer {
   status: number;
-  keepAlive: string | undefined;
+  keepAlive: string;
   reused: boolean;
 }
 
@@ -36,7 +36,7 @@ function login(agent: http.Agent): Promise<Answer> {
       { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, keepAlive: res.headers['keep-alive'], reused: req.reusedSocket }));
+        res.on('end', () => resolve({ status: res.statusCode!, keepAlive: String(res.headers['keep-alive']), reused: req.reusedSocket }));
       },
     );
     req.on('error', reject);
