@@ -45,3 +45,20 @@ export function expectRefused(res: { status: number; body: any }, status: number
   expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
   if (details) expect(res.body.error.details).toMatchObject(details);
 }
+
+/**
+ * The tables a refused request changed, not counting what the audit log is for: every door audits
+ * its refusals (docs/decisions.md, "Every door names its audit"), so rows added to ops_audit with
+ * outcome `refused` or `failed`, and no other change there, are not a change of state.
+ */
+export async function changedByRefusal(sql: Db, before: TableState): Promise<string[]> {
+  const changed = changedTables(before, await tableState(sql));
+  if (!changed.includes('ops_audit')) return changed;
+  const n = Number(before.get('ops_audit')!.split(':')[0]);
+  const [old] = await sql<{ sum: string }[]>`
+    select count(*)::text || ':' || coalesce(md5(string_agg(j, '' order by j)), '') as sum
+    from (select (to_jsonb(x) - 'last_used_at' - 'last_seen_at')::text as j from (select * from ops_audit order by id limit ${n}) x) s`;
+  const added = await sql<{ outcome: string }[]>`select outcome from ops_audit order by id offset ${n}`;
+  const onlyRefusals = old!.sum === before.get('ops_audit') && added.length > 0 && added.every((r) => r.outcome === 'refused' || r.outcome === 'failed');
+  return onlyRefusals ? changed.filter((t) => t !== 'ops_audit') : changed;
+}
