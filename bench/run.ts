@@ -4,12 +4,12 @@ import path from 'node:path';
 import { connect, ensureDatabase } from '../src/db/connect.ts';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { ensureDemo, type Demo } from '../src/core/demo/seed.ts';
-import type { Db } from '../src/db/connect.ts';
+import { ensureDemo } from '../src/core/demo/seed.ts';
 import { spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
-import { serviceEnv, table, TARGET_PREFIX, type Measured } from './lib.ts';
+import { serviceEnv, table, TARGET_PREFIX } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
+import type { BenchEnv, Scenario } from './scenario.ts';
 import { board } from './scenarios/board.ts';
 import { tickets } from './scenarios/tickets.ts';
 import { time } from './scenarios/time.ts';
@@ -22,23 +22,6 @@ import { mail } from './scenarios/mail.ts';
 import { startup } from './scenarios/startup.ts';
 import { ops } from './scenarios/ops.ts';
 import { jobs } from './scenarios/jobs.ts';
-
-export interface BenchEnv {
-  api: string;
-  bare: string;
-  sql: Db;
-  dbUrl: string;
-  demo: Demo;
-  /** The 100,000-ticket workspace, seeded when a chosen scenario needs it. */
-  big: BigWorkspace | null;
-}
-
-export interface Scenario {
-  name: string;
-  /** Needs the large seeded workspace (bench/seed.ts). */
-  needsBig?: boolean;
-  run: (env: BenchEnv) => Promise<{ rows: Measured[]; notes: string[] }>;
-}
 
 const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops, jobs];
 

@@ -17,7 +17,7 @@ import type { Db } from '../../src/db/connect.ts';
 import { makeLogger } from '../../src/log.ts';
 import { spawnGroup } from '../../test/helpers/spawn.ts';
 import { serviceEnv, target, type Measured } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 const CLIENTS = 30;
 const TICKETS_PER_CLIENT = 20;

@@ -3,7 +3,7 @@ import { runOp } from '../../src/core/operation.ts';
 import { getMyWork } from '../../src/core/board/my.ts';
 import { explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, target, type Measured } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 /**
  * Issue 4: GET /board over 100,000 tickets in 8 states (8 columns x 50 + totals), as the owner

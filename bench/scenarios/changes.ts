@@ -1,5 +1,5 @@
 import { latency } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 /** Issue 4: GET /changes with nothing new — what thousands of pollers hit. Target: p50 < 3 ms. */
 export const changes: Scenario = {

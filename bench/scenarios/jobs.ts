@@ -8,7 +8,7 @@ import { JobHistory } from '../../src/jobs/history.ts';
 import { runnerOptions } from '../../src/jobs/worker.ts';
 import { makeLogger } from '../../src/log.ts';
 import { target } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_JOBS_ROUNDS ?? 5);

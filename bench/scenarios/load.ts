@@ -2,7 +2,7 @@ import { issueToken } from '../../src/core/auth/tokens.ts';
 import { spawnGroup, waitUntil } from '../../test/helpers/spawn.ts';
 import { freePort } from '../../test/setup/global.ts';
 import { mixedLoad, serviceEnv, type Measured, type MixEntry, type MixedResult } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 /**
  * Issue 9: 200 concurrent clients mixing reads and writes for 60 s (BENCH_LOAD_SECONDS,

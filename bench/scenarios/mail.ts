@@ -14,7 +14,7 @@ import { createWorkspace } from '../../src/core/workspaces/create.ts';
 import { startDovecot } from '../../test/helpers/dovecot.ts';
 import { spawnGroup } from '../../test/helpers/spawn.ts';
 import { serviceEnv } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 const MESSAGES = Number(process.env.BENCH_MAIL_MESSAGES ?? 1000);
 

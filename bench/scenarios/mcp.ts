@@ -1,5 +1,5 @@
 import { latency } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 /**
  * Issue 6: tools/call search_tickets over Streamable HTTP against GET /tickets for the same

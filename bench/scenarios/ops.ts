@@ -2,7 +2,7 @@ import { addPerson } from '../../src/core/people/users.ts';
 import { createWorkspace } from '../../src/core/workspaces/create.ts';
 import type { Db } from '../../src/db/connect.ts';
 import { latency, target, type Measured } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 const HISTORY = Number(process.env.BENCH_OPS_HISTORY ?? 100_000);
 const WAITING = Number(process.env.BENCH_OPS_WAITING ?? 10_000);

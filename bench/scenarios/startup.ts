@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../../test/setup/global.ts';
 import { spawnGroup } from '../../test/helpers/spawn.ts';
 import { serviceEnv } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 const RUNS = 3;
 const IDLE_MS = 3000;

@@ -4,7 +4,7 @@ import { listTickets } from '../../src/core/tickets/list.ts';
 import { readTicketPage } from '../../src/core/tickets/read.ts';
 import { captureStatements, explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, sqlLatency, target, type Measured } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 
 /**
  * Issue 3: GET /tickets first page and a page after 50,000 rows, with and without q, as a member

@@ -1,5 +1,5 @@
 import { latency } from '../lib.ts';
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 import { seedTime } from '../seed.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);

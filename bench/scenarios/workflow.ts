@@ -1,4 +1,4 @@
-import type { Scenario } from '../run.ts';
+import type { Scenario } from '../scenario.ts';
 import { latency, load, ratio, type Measured } from '../lib.ts';
 import type { Db } from '../../src/db/connect.ts';
 
