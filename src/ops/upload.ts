@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
+import { memoryMultipart } from '../web/memory-multipart.ts';
 import { withMessage, safeNext } from './route.ts';
 
 /** The largest file a console form takes; the operation applies its own, smaller limit (a logo: 256 KiB) with its own message. */
@@ -14,32 +13,7 @@ const MAX_UPLOAD_BYTES = 1024 * 1024;
  * page it came from with the reason.
  */
 export function uploadBody(field: string): Koa.Middleware {
-  const received = new WeakMap<object, Buffer[]>();
-  const parse = koaBody({
-    multipart: true,
-    urlencoded: false,
-    json: false,
-    text: false,
-    formidable: {
-      maxFiles: 1,
-      maxFileSize: MAX_UPLOAD_BYTES,
-      maxTotalFileSize: MAX_UPLOAD_BYTES,
-      maxFields: 20,
-      maxFieldsSize: 64 * 1024,
-      allowEmptyFiles: true,
-      minFileSize: 0,
-      fileWriteStreamHandler: (file?: object) => {
-        const chunks: Buffer[] = [];
-        if (file) received.set(file, chunks);
-        return new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            chunks.push(chunk);
-            done();
-          },
-        });
-      },
-    },
-  });
+  const { parse, bytesOf } = memoryMultipart({ maxFileBytes: MAX_UPLOAD_BYTES });
   return async (ctx, next) => {
     try {
       await parse(ctx, async () => {});
@@ -50,9 +24,9 @@ export function uploadBody(field: string): Koa.Middleware {
       return;
     }
     const part = [ctx.request.files?.[field] ?? []].flat()[0];
-    const chunks = part ? received.get(part) : undefined;
+    const bytes = part ? bytesOf(part) : null;
     const body = (ctx.request.body ?? {}) as Record<string, string | string[]>;
-    ctx.request.body = { ...body, [field]: chunks ? Buffer.concat(chunks).toString('base64') : '' };
+    ctx.request.body = { ...body, [field]: bytes ? bytes.toString('base64') : '' };
     await next();
   };
 }

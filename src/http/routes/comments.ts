@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
 import type { Middleware } from 'koa';
-import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { authorize } from '../../core/access/authorize.ts';
 import { downloadAttachment } from '../../core/attachments/download.ts';
@@ -13,9 +11,7 @@ import { coreCtx, type AppContext, type AppDeps } from '../context.ts';
 import { cleanInput } from '../middleware/input.ts';
 import { defineRoute, ticketRefParam, idParam, opInput } from '../route-table.ts';
 import { fileHeaders } from '../../web/file-headers.ts';
-
-/** Bytes of each uploaded part, kept in memory (never on disk) until the core stores them. */
-const uploadedBytes = new WeakMap<object, Buffer[]>();
+import { memoryMultipart } from '../../web/memory-multipart.ts';
 
 /** Formidable's errors (by its numeric codes), in the envelope: sizes are 413, the rest of the form 400. */
 function uploadError(err: Error & { code?: unknown }): AppError {
@@ -36,34 +32,13 @@ function uploadError(err: Error & { code?: unknown }): AppError {
  * Route-level multipart parsing for uploads (the app's global parser accepts JSON only). Runs
  * after authentication, so nobody unauthenticated can stream 25 MB at the server.
  */
-const multipart = koaBody({
-  multipart: true,
-  json: false,
-  urlencoded: false,
-  text: false,
-  formidable: {
-    maxFileSize: MAX_ATTACHMENT_BYTES,
-    maxTotalFileSize: MAX_ATTACHMENT_BYTES,
-    maxFiles: 1,
-    maxFields: 20,
-    maxFieldsSize: 64 * 1024,
-    allowEmptyFiles: true,
-    minFileSize: 0,
-    fileWriteStreamHandler: (file?: object) => {
-      const chunks: Buffer[] = [];
-      if (file) uploadedBytes.set(file, chunks);
-      return new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          chunks.push(chunk);
-          done();
-        },
-      });
-    },
-  },
+const upload = memoryMultipart({
+  maxFileBytes: MAX_ATTACHMENT_BYTES,
   onError: (err) => {
     throw uploadError(err);
   },
 });
+const multipart = upload.parse;
 
 /** Asks the core before any byte of an upload is read: a caller who may not upload streams nothing. */
 const mayUpload = (deps: AppDeps) => async (ctx: AppContext, next: () => Promise<unknown>) => {
@@ -83,9 +58,9 @@ function uploadedFile(ctx: AppContext): UploadedFile | null {
   const part = ctx.request.files?.file;
   if (!part) return null;
   if (Array.isArray(part)) throw invalid('too_many_files', { field: 'file' }, 'Send one file per request.');
-  const chunks = uploadedBytes.get(part);
-  if (!chunks) return null;
-  return { filename: part.originalFilename, contentType: part.mimetype, data: Buffer.concat(chunks) };
+  const data = upload.bytesOf(part);
+  if (!data) return null;
+  return { filename: part.originalFilename, contentType: part.mimetype, data };
 }
 
 const byRef = z.object({ ref: ticketRefParam });
