@@ -10,6 +10,7 @@ import { getWorkflow } from '../core/workflow/get.ts';
 import type { McpOptions } from './options.ts';
 import type { Surface } from './tool.ts';
 import { ProtocolError } from './wire.ts';
+import { addDays, monthEnd } from '../core/time/dates.ts';
 
 /**
  * Prompts (issue 26): the work assistants are asked most, as templates a client offers its user
@@ -46,19 +47,16 @@ interface PromptDef {
 const MAX_ARGUMENT = 4000;
 const MAX_VALUES = 100;
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
-/** Monday and Sunday of the UTC week holding `now`. */
+const today = (now: Date) => now.toISOString().slice(0, 10);
+/** Monday and Sunday of the UTC week holding `now` (core/time/dates.ts does the calendar). */
 function weekOf(now: Date): [string, string] {
-  const monday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - ((now.getUTCDay() + 6) % 7)));
-  return [day(monday), day(new Date(monday.getTime() + 6 * 86_400_000))];
+  const monday = addDays(today(now), -((now.getUTCDay() + 6) % 7));
+  return [monday, addDays(monday, 6)];
 }
 /** `YYYY-MM` of the month `back` months before now's (UTC). */
-const monthBefore = (now: Date, back: number) => day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1))).slice(0, 7);
+const monthBefore = (now: Date, back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
-function monthRange(month: string): [string, string] {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return [`${month}-01`, day(new Date(Date.UTC(y, m, 0)))];
-}
+const monthRange = (month: string): [string, string] => [`${month}-01`, monthEnd(`${month}-01`)];
 
 const staffCan = (s: Surface, action: Parameters<typeof can>[1]) => can(s.principal, action) === null;
 
