@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect.ts';
+import { ReadAnswers } from './board/answers.ts';
 import { ChangeMarks } from './changes/marks.ts';
 
 /**
@@ -47,6 +48,8 @@ export class WorkspaceCache<T> {
 export interface Caches {
   workflow: WorkspaceCache<unknown>;
   changeMarks: ChangeMarks;
+  /** Boards and "my work" answers, each kept with the read mark it was computed under (core/board/remembered.ts). */
+  readAnswers: ReadAnswers;
 }
 
 export async function startCaches(sql: Db): Promise<Caches> {
@@ -54,7 +57,7 @@ export async function startCaches(sql: Db): Promise<Caches> {
   await workflow.listen(sql);
   const changeMarks = new ChangeMarks();
   await changeMarks.listen(sql);
-  return { workflow, changeMarks };
+  return { workflow, changeMarks, readAnswers: new ReadAnswers() };
 }
 
 export async function stopCaches(c: Caches): Promise<void> {

@@ -7,6 +7,7 @@ import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryPageSql, visibleSql } from './page.ts';
+import { remembered } from './remembered.ts';
 import { boardSchema, type Board } from './schema.ts';
 import { countedTotalSql, countersAnswer } from './totals.ts';
 
@@ -32,16 +33,20 @@ interface ColumnRow<T> {
   shown: number;
   last_key: string | null;
   last_id: string | null;
+  /** The read mark of the statement's snapshot (remembered.ts), when asked for. */
+  read_mark?: string;
 }
 
 /**
  * The board's one statement: a row per workflow state in workflow order (position, then key), with
- * its total, its first page in board order (json, or its text with `asText`) and its last ticket's key.
+ * its total, its first page in board order (json, or its text with `asText`) and its last ticket's
+ * key; with `markSql`, the read mark of the same snapshot.
  */
 async function boardRows<T extends boolean>(
   ctx: Ctx,
   q: z.output<typeof boardQuerySchema>,
   asText: T,
+  markSql: Fragment | null = null,
 ): Promise<ColumnRow<T extends true ? string : TicketSummary[]>[]> {
   const { sql, principal: p } = ctx;
   const limit = q.limit ?? BOARD_LIMIT_MAX;
@@ -53,6 +58,7 @@ async function boardRows<T extends boolean>(
     select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
            ${total} as total,
            ${asText ? sql`c.tickets::text` : sql`c.tickets`} as tickets, c.shown, c.last_key, c.last_id
+           ${markSql ? sql`, ${markSql} as read_mark` : sql``}
     from workflow_states s
     cross join lateral ${summaryPageSql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} c
     where s.workspace_id = ${p.workspaceId}
@@ -86,9 +92,20 @@ export const getBoard = defineOp({
   },
 });
 
+/** The Board's JSON around the columns' summaries as PostgreSQL wrote them. */
+function boardText(rows: ColumnRow<string>[]): string {
+  const columns = rows.map(
+    (r) => `{"state":${JSON.stringify(state(r))},"total":${r.total},"tickets":${r.tickets},"nextCursor":${JSON.stringify(nextCursorOf(r))}}`,
+  );
+  return `{"columns":[${columns.join(',')}]}`;
+}
+
 /**
  * GET /board as the REST door sends it: the same board as `getBoard`, each column's summaries as
  * the JSON text PostgreSQL wrote, placed in the Board without being parsed (core/json-text.ts).
+ * An unchanged board is answered from memory (remembered.ts: keyed by the caller, the query and
+ * the workspace's read mark, which every change to what a board shows moves); not with `due`
+ * (it depends on the day) or `q`.
  */
 export const getBoardJson = defineOp({
   name: 'board.read.json',
@@ -96,10 +113,11 @@ export const getBoardJson = defineOp({
   input: boardQuerySchema,
   output: boardSchema,
   run: async (ctx, q): Promise<JsonText> => {
-    const rows = await boardRows(ctx, q, true);
-    const columns = rows.map(
-      (r) => `{"state":${JSON.stringify(state(r))},"total":${r.total},"tickets":${r.tickets},"nextCursor":${JSON.stringify(nextCursorOf(r))}}`,
-    );
-    return jsonText(`{"columns":[${columns.join(',')}]}`);
+    if (q.due !== undefined || q.q !== undefined) return jsonText(boardText(await boardRows(ctx, q, true)));
+    const text = await remembered(ctx, 'board', q, async (markSql) => {
+      const rows = await boardRows(ctx, q, true, markSql);
+      return { text: boardText(rows), mark: rows[0]?.read_mark ?? null };
+    });
+    return jsonText(text);
   },
 });

@@ -4,6 +4,7 @@ import { jsonText, type JsonText } from '../json-text.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
+import { remembered } from './remembered.ts';
 import { myWorkSchema, type MyWork } from './schema.ts';
 
 /** Each list of GET /my holds at most this many tickets. */
@@ -68,16 +69,30 @@ export const getMyWork = defineOp({
   },
 });
 
-/** GET /my as the REST door sends it: the same lists as `getMyWork`, as the JSON text PostgreSQL wrote (core/json-text.ts). */
+/**
+ * GET /my as the REST door sends it: the same lists as `getMyWork`, as the JSON text PostgreSQL
+ * wrote (core/json-text.ts). Unchanged lists are answered from memory (remembered.ts), keyed also
+ * by the caller's today, on which dueSoon depends.
+ */
 export const getMyWorkJson = defineOp({
   name: 'mywork.read.json',
   action: 'mywork.read',
   input: myWorkInput,
   output: myWorkSchema,
   run: async (ctx, input): Promise<JsonText> => {
-    const [row] = await ctx.sql<[{ json: string }]>`
-      select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json
-      from (${myListsSql(ctx, input)}) x`;
-    return jsonText(row.json);
+    const text = await remembered(
+      ctx,
+      'my',
+      input,
+      async (markSql) => {
+        const [row] = await ctx.sql<[{ json: string; mark: string | null }]>`
+          select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json,
+                 ${markSql ?? ctx.sql`null::text`} as mark
+          from (${myListsSql(ctx, input)}) x`;
+        return { text: row.json, mark: row.mark };
+      },
+      todaySql(ctx),
+    );
+    return jsonText(text);
   },
 });

@@ -1,0 +1,29 @@
+import { LRUCache } from 'lru-cache';
+
+/** At most this many characters of remembered answers per process (a 400-ticket board is about 400,000). */
+const MAX_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Answers of reads (a board, "my work") this process computed, each with the read mark it was
+ * computed under (sql/098_read_marks.sql: a number per workspace that every commit touching
+ * what those reads show changes). An answer is given again only for the same key and the same
+ * mark, and the caller reads the mark from PostgreSQL for every request: nothing here is
+ * trusted from a notification or a clock, so a change committed through any process is seen by
+ * the next request. Least recently used answers leave first.
+ */
+export class ReadAnswers {
+  private answers = new LRUCache<string, { mark: string; text: string }>({
+    maxSize: MAX_CHARS,
+    sizeCalculation: (a) => a.text.length + a.mark.length + 1,
+  });
+
+  /** The answer remembered for `key` under exactly `mark`, if any. */
+  get(key: string, mark: string): string | undefined {
+    const a = this.answers.get(key);
+    return a && a.mark === mark ? a.text : undefined;
+  }
+
+  set(key: string, mark: string, text: string): void {
+    if (text.length < MAX_CHARS) this.answers.set(key, { mark, text });
+  }
+}

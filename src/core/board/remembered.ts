@@ -1,0 +1,66 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Ctx } from '../ctx.ts';
+import type { Fragment } from '../tickets/summary.ts';
+
+/** The read mark of changes that belong to no workspace (identities), read beside the workspace's. */
+const GLOBAL_KEY = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The caller's workspace's read mark (sql/098_read_marks.sql) and the global one, as text, read
+ * in the statement's snapshot: it changes with every commit touching what a board or "my work" shows.
+ */
+export function readMarkSql(ctx: Ctx): Fragment {
+  const { sql, principal: p } = ctx;
+  return sql`(coalesce((select m.n from read_marks m where m.workspace_id = ${p.workspaceId}::uuid), 0)::text || '.'
+              || coalesce((select m.n from read_marks m where m.workspace_id = ${GLOBAL_KEY}::uuid), 0)::text)`;
+}
+
+/**
+ * Everything of the caller a read's SQL may depend on: the whole principal but for what only
+ * names the credential or the door (token, session, re-authentication time, source), so every
+ * token and session of one person with the same rights shares the answers.
+ */
+function callerKey(p: Principal): string {
+  const { tokenId: _t, sessionId: _s, reauthAt: _r, via: _v, source: _o, door: _d, scopes, projectIds, flags, ...rest } = p;
+  return JSON.stringify({
+    ...rest,
+    scopes: [...scopes].sort(),
+    projectIds: projectIds ? [...projectIds].sort() : null,
+    flags: flags ? [...flags].sort() : null,
+  });
+}
+
+/** A freshly computed answer and the read mark its statement saw (null: do not remember it). */
+export interface Fresh {
+  text: string;
+  mark: string | null;
+}
+
+/**
+ * The answer of read `name` for this caller and `input`: from this process's memory when the
+ * read mark (with `extra`, more of the key computed in SQL, such as the caller's today) is the one
+ * it was computed under, else `compute`d afresh. `compute` receives the mark's SQL to select in
+ * the same statement as the answer, so the answer is remembered under the mark of its own
+ * snapshot: a change committed between the look-up and the read only makes the next request read
+ * again. Costs one small statement per request; without process caches (one-off commands,
+ * tests' contexts) or inside a transaction (it may hold uncommitted changes) it only computes.
+ */
+export async function remembered(
+  ctx: Ctx,
+  name: string,
+  input: unknown,
+  compute: (markSql: Fragment | null) => Promise<Fresh>,
+  extra?: Fragment,
+): Promise<string> {
+  const answers = ctx.caches?.readAnswers;
+  if (!answers || ctx.inTx) return (await compute(null)).text;
+  const { sql } = ctx;
+  const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
+  const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
+  const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
+  const hit = answers.get(key, mark);
+  if (hit !== undefined) return hit;
+  const fresh = await compute(markSql);
+  if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.text);
+  return fresh.text;
+}
