@@ -6,6 +6,7 @@ import { makeLogger } from '../src/log.ts';
 import { startTestApp, type SessionCookie, type TestApp } from './helpers/app.ts';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from './helpers/smtp.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import { wtHere, type WtResult } from './helpers/wt.ts';
 
 /**
  * Issue 22's first acceptance test: an agency sets itself up from `wt workspace create` and reaches
@@ -46,8 +47,11 @@ afterAll(async () => {
   await app?.close();
 });
 
-const wt = async (...args: string[]) => {
-  const r = await runToEnd('node', [wtBin, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+/** `wt ARGS` through `node bin/wt.js`: `workspace create --owner` and its refusals' exit codes as a process gives them. */
+const wtProcess = (...args: string[]) => runToEnd('node', [wtBin, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+/** What a command run in this process (test/helpers/wt.ts) printed, once it exited 0. */
+const wt = async (...args: string[]) => succeeded(args, await wtHere(cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }), args));
+const succeeded = (args: string[], r: WtResult) => {
   expect(r.code, `wt ${args.join(' ')}: ${r.stderr}`).toBe(0);
   return r.stdout;
 };
@@ -261,7 +265,8 @@ describe('wt workspace create --owner', () => {
     async () => {
       const slug = `first-${Date.now().toString(36)}`;
       const email = `founder@${slug}.test`;
-      const made = JSON.parse(await wt('workspace', 'create', '--slug', slug, '--name', 'First Agency', '--owner', email, '--owner-name', 'Fina Founder'));
+      const first = ['workspace', 'create', '--slug', slug, '--name', 'First Agency', '--owner', email, '--owner-name', 'Fina Founder'];
+      const made = JSON.parse(succeeded(first, await wtProcess(...first)));
       expect(made).toMatchObject({ slug, ownerInvitationId: expect.any(String) });
       const [mail] = await mailTo(email);
       expect(mail!.subject).toBe('You are invited to First Agency');
@@ -273,7 +278,7 @@ describe('wt workspace create --owner', () => {
       expect(invited.invitedBy).toBe(owner.identityId);
 
       const refused = async (...args: string[]) => {
-        const r = await runToEnd('node', [wtBin, ...args], cleanEnv({ DATABASE_URL: app.db.url, LOG_LEVEL: 'silent' }));
+        const r = await wtProcess(...args);
         expect(r.code, r.stderr).toBe(2);
         return r.stderr;
       };

@@ -6,6 +6,7 @@ import { makeLogger } from '../src/log.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import { wtHere } from './helpers/wt.ts';
 
 /**
  * `wt billing run --wait [--approve]` and `wt billing approve` (issue 23) over the demo, whose
@@ -39,7 +40,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
+/** `wt` in this process (test/helpers/wt.ts); `real` starts `node bin/wt.js` (`billing run --wait` as a process follows the run). */
+const run = (...args: string[]) => wtHere(env, args);
+const real = (...args: string[]) => runToEnd('node', [wt, ...args], env);
 const lastMonth = () => {
   const d = new Date();
   d.setUTCDate(1);
@@ -49,7 +52,7 @@ const lastMonth = () => {
 
 it('--wait stops at the review with nothing sent; approve --wait sends and ends completed; --approve does both', async () => {
   expect((await run('demo', '--json')).code).toBe(0);
-  const held = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth(), '--wait');
+  const held = await real('billing', 'run', '--workspace', 'northwind', '--period', lastMonth(), '--wait');
   expect(held.code, held.stderr).toBe(0);
   const first = JSON.parse(held.stdout);
   expect(first.status).toBe('awaiting_approval');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { makeCategory, makeClient, makeProject, makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import { wtHere } from './helpers/wt.ts';
 
 /**
  * wt rates list|set (issue 23): the same operations as GET and PUT /rates, as the CLI's principal
@@ -27,10 +28,12 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
+/** `wt` in this process (test/helpers/wt.ts); `real` starts `node bin/wt.js`, for the file's first command. */
+const run = (...args: string[]) => wtHere(env, args);
+const real = (...args: string[]) => runToEnd('node', [wt, ...args], env);
 
 it('sets the whole table by names and lists it; audited with the door cli', { timeout: 120_000 }, async () => {
-  const set = await run(
+  const set = await real(
     'rates',
     'set',
     '--workspace',

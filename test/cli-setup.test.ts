@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import { wtHere } from './helpers/wt.ts';
 
 /**
  * Setting an agency up from the command line (issue 22): wt workspace create, a first owner, then
@@ -21,11 +22,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
+/** `wt` in this process (test/helpers/wt.ts); `real` starts `node bin/wt.js`: one command of each kind, and a refusal's exit code. */
+const run = (...args: string[]) => wtHere(env, args);
+const real = (...args: string[]) => runToEnd('node', [wt, ...args], env);
 
 describe('wt client and wt project', () => {
   it('from an empty workspace: clients and projects are created and listed', { timeout: 120_000 }, async () => {
-    expect((await run('workspace', 'create', '--slug', slug, '--name', 'CLI Agency')).code).toBe(0);
+    expect((await real('workspace', 'create', '--slug', slug, '--name', 'CLI Agency')).code).toBe(0);
     const owner = await run(
       'user',
       'create',
@@ -42,7 +45,7 @@ describe('wt client and wt project', () => {
     );
     expect(owner.code, owner.stderr).toBe(0);
 
-    const acme = await run('client', 'create', '--workspace', slug, '--name', 'Acme', '--code', 'acme', '--locale', 'de-de', '--layout', 'project');
+    const acme = await real('client', 'create', '--workspace', slug, '--name', 'Acme', '--code', 'acme', '--locale', 'de-de', '--layout', 'project');
     expect(acme.code, acme.stderr).toBe(0);
     expect(JSON.parse(acme.stdout)).toMatchObject({ code: 'ACME', locale: 'de-DE', timesheetLayout: 'project', billingPolicy: 'paid' });
     expect((await run('client', 'create', '--workspace', slug, '--name', 'Globex', '--code', 'GLX')).code).toBe(0);
@@ -90,7 +93,7 @@ describe('wt client and wt project', () => {
     'refusals are printed with exit code 2: a code taken (409), a bad layout (400), an unknown client code, a missing option',
     { timeout: 120_000 },
     async () => {
-      const taken = await run('client', 'create', '--workspace', slug, '--name', 'Again', '--code', 'ACME');
+      const taken = await real('client', 'create', '--workspace', slug, '--name', 'Again', '--code', 'ACME');
       expect(taken.code).toBe(2);
       expect(taken.stderr).toContain('Another client has the code ACME');
       const layout = await run('client', 'create', '--workspace', slug, '--name', 'X', '--code', 'XX', '--layout', 'pdf');

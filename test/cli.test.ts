@@ -4,6 +4,7 @@ import { allocateRun } from '../src/core/billing/allocate.ts';
 import { jobCtx } from './billing-world.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { cleanEnv, runToEnd } from './helpers/spawn.ts';
+import { wtHere } from './helpers/wt.ts';
 
 const wt = path.resolve('bin/wt.js');
 let app: TestApp;
@@ -15,7 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+/**
+ * `node bin/wt.js`: this file is where each kind of command (setup, operation, process) and the exit
+ * codes are run as real processes; `here` runs a command in this process (test/helpers/wt.ts) where
+ * a test only needs what a command prints after the first real one.
+ */
 const run = (...args: string[]) => runToEnd('node', [wt, ...args], env);
+const here = (...args: string[]) => wtHere(env, args);
 
 describe('wt demo --json', () => {
   it('ensures the demo workspace and prints people, tokens, projects and clients; idempotent', async () => {
@@ -44,7 +51,7 @@ describe('wt demo --json', () => {
     expect(roles.some((r) => r.access === 'full' && r.is_manager)).toBe(true);
     expect(roles.some((r) => r.access === 'limited')).toBe(true);
 
-    const second = JSON.parse((await run('demo', '--json')).stdout);
+    const second = JSON.parse((await here('demo', '--json')).stdout);
     expect(second.people.owner.id).toBe(demo.people.owner.id);
     expect(second.projects).toEqual(demo.projects);
     expect(second.people.owner.token).not.toBe(demo.people.owner.token);
@@ -110,8 +117,8 @@ describe('wt billing run', () => {
   };
 
   it('the demo leaves last month closed with time to bill on both clients: a dry run shows it, a run starts', async () => {
-    expect((await run('demo', '--json')).code).toBe(0);
-    const dry = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth(), '--dry-run');
+    expect((await here('demo', '--json')).code).toBe(0);
+    const dry = await here('billing', 'run', '--workspace', 'northwind', '--period', lastMonth(), '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);
     const preview = JSON.parse(dry.stdout);
     expect(preview.dryRun).toBe(true);
@@ -125,16 +132,16 @@ describe('wt billing run', () => {
     const started = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
     expect(started.code, started.stderr).toBe(0);
     expect(JSON.parse(started.stdout)).toMatchObject({ status: 'allocating', dryRun: false });
-    const again = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
+    const again = await here('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
     expect([again.code, again.stderr.trim()]).toEqual([2, 'wt: Another billing run is still allocating; start this one when it has.']);
     // allocated, the period has nothing left: the refusal says which run billed it (issue 26)
     const runId = JSON.parse(started.stdout).id as string;
     await allocateRun(jobCtx(app.db.sql), { runId });
-    const billed = await run('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
+    const billed = await here('billing', 'run', '--workspace', 'northwind', '--period', lastMonth());
     expect(billed.code, billed.stderr).toBe(2);
     expect(billed.stderr).toContain('No billable, unbilled entry qualifies for this period: its entries were billed by run');
     expect(billed.stderr).toContain(runId);
-    const month = await run('billing', 'run', '--workspace', 'northwind', '--period', 'May');
+    const month = await here('billing', 'run', '--workspace', 'northwind', '--period', 'May');
     expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period: a period is named by the month it starts in, YYYY-MM.']);
   }, 60_000);
 });

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { toAppError } from '../core/failures.ts';
@@ -78,7 +80,17 @@ const usage = `wt — work tracker command line
 
 DATABASE_URL selects the database; without it the embedded one under ./.data is used.`;
 
-async function run(argv: string[]): Promise<void> {
+/** Where a command line's words go, and what it reads of its process. */
+export interface WtIo {
+  /** The environment (DATABASE_URL, LOG_LEVEL, WT_TOKEN, ...). */
+  env: NodeJS.ProcessEnv;
+  /** A line of output (stdout). */
+  print: (line: string) => void;
+  /** A refusal's one line, or a crash (stderr). */
+  error: (what: unknown) => void;
+}
+
+async function run(argv: string[], io: WtIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -145,15 +157,15 @@ async function run(argv: string[]): Promise<void> {
   });
   const command = positionals.join(' ');
   if (values.help || !command) {
-    console.log(usage);
+    io.print(usage);
     return;
   }
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const found = COMMANDS[command];
   if (!found) throw new UsageError(`unknown command "${command}"`);
   if (command === 'embedded-env' && config.DATABASE_URL)
     throw new UsageError("embedded-env prints the embedded default's settings: run it without DATABASE_URL");
-  const log = makeLogger(process.env.LOG_LEVEL ?? 'warn', command === 'mcp');
+  const log = makeLogger(io.env.LOG_LEVEL ?? 'warn', command === 'mcp');
   const db = await openDatabase(config, log, { max: 2 });
   try {
     await migrate(db.sql, db.url);
@@ -161,28 +173,43 @@ async function run(argv: string[]): Promise<void> {
       db,
       config,
       values,
-      env: process.env,
-      serveStdio: (options) => serveStdio(db.sql, process.env, options),
-      print: (line) => console.log(line),
+      env: io.env,
+      serveStdio: (options) => serveStdio(db.sql, io.env, options),
+      print: io.print,
     });
   } finally {
     await db.close();
   }
 }
 
-run(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (err: unknown) => {
+/**
+ * One command line; resolves to its exit code: 0 done, 2 refused (one `wt: ` line), 1 crashed.
+ * The program below runs it with the process's arguments and streams; the tests run most
+ * commands in their own process through it (a tsx start per command was most of their time).
+ */
+export async function wt(argv: string[], io: WtIo): Promise<number> {
+  try {
+    await run(argv, io);
+    return 0;
+  } catch (err) {
     // an operation's input refused by its schema is the same 400 as through REST (toAppError), not a crash
     const refused = err instanceof UsageError || err instanceof ConfigError ? err : toAppError(err);
     if (refused) {
-      console.error(`wt: ${refusal(refused)}`);
-      process.exit(2);
+      io.error(`wt: ${refusal(refused)}`);
+      return 2;
     }
-    console.error(err);
-    process.exit(1);
-  },
-);
+    io.error(err);
+    return 1;
+  }
+}
+
+/** `wt` as a program: the process's arguments, environment and streams, and its exit code. */
+export async function program(): Promise<never> {
+  process.exit(await wt(process.argv.slice(2), { env: process.env, print: (line) => console.log(line), error: (what) => console.error(what) }));
+}
+
+// Started as a program (`node dist/cli/main.js`, `tsx src/cli/main.ts`); bin/wt.js calls program() itself.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) void program();
 
 /**
  * A refusal as one line. A name that matched nothing or several (src/core/resolve) lists what
