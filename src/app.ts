@@ -2,10 +2,9 @@ import Koa from 'koa';
 import type { Services } from './core/services.ts';
 import { mountRest, parseJsonBody } from './http/app.ts';
 import type { AppState } from './http/context.ts';
-import { jsonOnly, requestId, securityHeaders } from './http/middleware/basics.ts';
+import { jsonOnly, responseHeaders } from './http/middleware/basics.ts';
 import { errorEnvelope } from './http/middleware/errors.ts';
 import { cleanInput } from './http/middleware/input.ts';
-import { apiVersion } from './http/openapi/version.ts';
 import { mcpBodyErrors, mcpRoutes } from './mcp/http.ts';
 import { oauthServer } from './http/oauth/server.ts';
 import { outboxDir } from './config.ts';
@@ -19,9 +18,7 @@ import { crontab } from './core/jobs/catalog.ts';
 export function buildApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
-  app.use(requestId);
-  app.use(apiVersion);
-  app.use(securityHeaders);
+  app.use(responseHeaders);
   app.use(errorEnvelope(services.log));
   // the console (/ops) answers HTML and parses its own form posts, so it comes before the JSON-only rules
   app.use(opsConsole(services, { crontab, outboxDir: services.config.SMTP_URL ? null : outboxDir(services.config) }));

@@ -1,44 +1,44 @@
 import type Koa from 'koa';
-import { Router } from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { AppDeps, AppState } from './context.ts';
 import { bodyParseError } from './middleware/input.ts';
-import { routerOf, WORKSPACE_PREFIX } from './route-table.ts';
-import { rootGroups, workspaceGroups } from './routes/index.ts';
+import { restRouter } from './route-table.ts';
+import { ROUTE_TABLE } from './routes/index.ts';
 
 const JSON_LIMIT = '1mb';
 
-/** The one body parser of the app (REST and /mcp): JSON only, 1 MB, strict. */
+const PARSED_METHODS = [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE];
+const PARSED = new Set<string>(PARSED_METHODS);
+
+/**
+ * The one body parser of the app (REST and /mcp): JSON only, 1 MB, strict. A request of another
+ * method (GET, HEAD) passes by without entering koa-body, which reads the content type four times
+ * before it looks at the method.
+ */
 export function parseJsonBody(): Koa.Middleware {
-  return koaBody({
+  const parse = koaBody({
     json: true,
     jsonLimit: JSON_LIMIT,
     text: false,
     urlencoded: false,
     multipart: false,
     jsonStrict: true,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    parsedMethods: PARSED_METHODS,
     onError: (err, ctx) => {
       throw bodyParseError(err, ctx);
     },
   });
+  return (ctx, next) => (PARSED.has(ctx.method) ? parse(ctx, next) : next());
 }
 
 /**
- * Mounts the REST routers, built from the route table (src/http/routes/index.ts): health and
- * session, then the workspace areas under /api/w/:slug.
+ * Mounts the REST API (src/http/routes/index.ts): every route of the table, health and session
+ * ones and the workspace areas under /api/w/:slug, on ONE router, so a request is matched once
+ * (a router per area each matched every request and added a layer of its own per area).
  * allowedMethods sets 405/501 and Allow without a body; the error envelope turns that into
  * method_not_allowed.
  */
 export function mountRest(app: Koa<AppState>, deps: AppDeps): void {
-  for (const group of rootGroups) {
-    const r = routerOf(deps, group);
-    app.use(r.routes()).use(r.allowedMethods());
-  }
-  const ws = new Router<AppState>({ prefix: WORKSPACE_PREFIX });
-  for (const group of workspaceGroups) {
-    const r = routerOf(deps, group);
-    ws.use(r.routes(), r.allowedMethods());
-  }
-  app.use(ws.routes()).use(ws.allowedMethods());
+  const r = restRouter(deps, ROUTE_TABLE);
+  app.use(r.routes()).use(r.allowedMethods());
 }

@@ -191,15 +191,16 @@ function dispatch(route: RouteDef, deps: AppDeps): Middleware {
 }
 
 /**
- * The @koa/router router of one group: a route with a core action is authenticated first (the
- * caller identified; the operation decides what they may do), then its own middleware, then the handler.
+ * The @koa/router router of the REST API, each route at its full path: a route with a core action
+ * is authenticated first (the caller identified; the operation decides what they may do), then its
+ * own middleware, then the handler.
  */
-export function routerOf(deps: AppDeps, group: RouteGroup): Router<AppState> {
-  const r = new Router<AppState>(group.prefix ? { prefix: group.prefix } : undefined);
+export function restRouter(deps: AppDeps, routes: readonly TableRoute[]): Router<AppState> {
+  const r = new Router<AppState>();
   const auth = authenticate(deps) as Middleware;
-  for (const route of group.routes) {
+  for (const { path, route } of routes) {
     const chain = [...(isAction(route.action) ? [auth] : []), ...(route.before?.(deps) ?? []), dispatch(route, deps)];
-    r.register(route.path, [route.method.toLowerCase()], chain as never, { pathAsRegExp: false });
+    r.register(path, [route.method.toLowerCase()], chain as never, { pathAsRegExp: false });
   }
   return r;
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { notFound, unauthenticated } from '../errors.ts';
 import type { Principal, Role, Scope } from './principal.ts';
-import { API_TOKEN_PATTERN, sha256 } from './secrets.ts';
+import { API_TOKEN_PATTERN, sha256, sha256Key } from './secrets.ts';
 import { loadAccessToken, OAUTH_ACCESS_TOKEN_PATTERN } from '../oauth/access-tokens.ts';
 
 /**
@@ -93,7 +93,7 @@ export class TokenVerifier {
   }
 
   private async cached(raw: string, now: Date, load: () => Promise<VerifiedToken | undefined>): Promise<VerifiedToken> {
-    const key = sha256(raw).toString('base64');
+    const key = sha256Key(raw);
     let t = this.cache.get(key);
     if (!t || t.cachedUntil < now.getTime()) {
       t = await load();

@@ -54,8 +54,8 @@ const group = (tag: Tag, routes: RouteGroup['routes'], prefix?: string): RouteGr
 let document: string | null = null;
 const openApiJson = (): string => (document ??= JSON.stringify(buildOpenApi(REST_API)));
 
-/** Routes outside a workspace, each group on its own router: health, the landing page, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
-export const rootGroups: RouteGroup[] = [
+/** Routes outside a workspace: health, the landing page, the browser session, the OpenAPI document, the MCP auth metadata (RFC 9728). */
+const rootGroups: RouteGroup[] = [
   group('health', healthRoutes),
   group('session', sessionRoutes, '/api/auth'),
   group('people', invitationRoutes, '/api/auth'),
@@ -64,8 +64,8 @@ export const rootGroups: RouteGroup[] = [
   group('other', wellKnownRoutes),
 ];
 
-/** Every area mounted under /api/w/:slug, one router per area, in this order. */
-export const workspaceGroups: RouteGroup[] = [
+/** Every area under /api/w/:slug, in this order (the order the router tries them). */
+const workspaceGroups: RouteGroup[] = [
   group('workspace', workspaceRoutes),
   group('workspace', workflowAdminRoutes),
   group('people', peopleRoutes),
@@ -87,7 +87,7 @@ export const workspaceGroups: RouteGroup[] = [
   group('projects', projectsRoutes),
 ];
 
-/** The whole REST route table, flattened: what the router is built from, read by the OpenAPI document and by tests. */
+/** The whole REST route table, flattened: what the one REST router is built from (src/http/app.ts), read by the OpenAPI document and by tests. */
 export const ROUTE_TABLE: TableRoute[] = routeTable(rootGroups, workspaceGroups);
 
 /** The REST API the OpenAPI document describes. */
