@@ -1,6 +1,6 @@
 import { visibilityCandidates, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
-import { limitSql, summaryJoins, summaryJson, type Fragment } from '../tickets/summary.ts';
+import { limitSql, summaryJoinsPrebuilt, summaryJson, type Fragment } from '../tickets/summary.ts';
 
 /**
  * SQL building blocks shared by the board and "my work": pages of tickets as json arrays of
@@ -68,13 +68,14 @@ export function openStatesPageSql(ctx: Ctx, q: PageQuery): Fragment {
  * A json array of the TicketSummaries of `rows` (a subquery as built by `pageRowsSql`) in
  * page order, `[]` when empty. With `key`, each element is `{summary, key}` instead. Joined
  * lookups: used once per board column, the summary is planned once and joins are the cheaper
- * way to decorate 400 rows (measured against correlated lookups).
+ * way to decorate 400 rows (measured against correlated lookups); the workspace's kinds, states,
+ * priorities, projects and clients come as json built once per statement (summaryJoinsPrebuilt).
  */
 export function summaryArraySql(ctx: Ctx, rows: Fragment, key?: Fragment): Fragment {
   const { sql, principal: p } = ctx;
-  const summary = summaryJson(sql, p, 'joined');
+  const summary = summaryJson(sql, p, 'prebuilt');
   const element = key ? sql`json_build_object('summary', ${summary}, 'key', ${key})` : summary;
-  return sql`(select coalesce(json_agg(${element} order by t.page_rank), '[]'::json) from (${rows}) t ${summaryJoins(sql)})`;
+  return sql`(select coalesce(json_agg(${element} order by t.page_rank), '[]'::json) from (${rows}) t ${summaryJoinsPrebuilt(sql, p)})`;
 }
 
 /**
@@ -87,10 +88,10 @@ export function summaryPageSql(ctx: Ctx, rows: Fragment, key: Fragment): Fragmen
   const { sql, principal: p } = ctx;
   // the key of the last ticket only, read again by id (same snapshot): formatting it for every row cost 50 to_char per column
   return sql`(select x.tickets, x.shown, x.last_id, (select ${key} from tickets t where t.id = x.last_id) as last_key
-              from (select coalesce(json_agg(${summaryJson(sql, p, 'joined')} order by t.page_rank), '[]'::json) as tickets,
+              from (select coalesce(json_agg(${summaryJson(sql, p, 'prebuilt')} order by t.page_rank), '[]'::json) as tickets,
                            (array_agg(t.id order by t.page_rank desc))[1] as last_id,
                            count(*)::int as shown
-                    from (${rows}) t ${summaryJoins(sql)}) x)`;
+                    from (${rows}) t ${summaryJoinsPrebuilt(sql, p)}) x)`;
 }
 
 /**
@@ -106,7 +107,7 @@ export function summaryListsSql(ctx: Ctx, lists: [name: string, rows: Fragment][
     .reduce((acc, col) => sql`${acc}, ${col}`);
   return sql`
     select ${columns}
-    from (select t.list, t.page_rank, ${summaryJson(sql, p, 'joined')} as summary from (${union}) t ${summaryJoins(sql)}) x`;
+    from (select t.list, t.page_rank, ${summaryJson(sql, p, 'prebuilt')} as summary from (${union}) t ${summaryJoinsPrebuilt(sql, p)}) x`;
 }
 
 /** The caller's today (their membership's timezone, else UTC) as a date expression. */
