@@ -7,9 +7,9 @@ import { makeComment, makeUser } from './helpers/factories.ts';
 import { boardWorld, NOW, type BoardWorld } from './board-world.ts';
 
 /**
- * The board and "my work" build their summaries with the workspace's kinds, states, priorities,
- * projects and clients prebuilt once per statement (summaryJoinsPrebuilt); the list and the single
- * summary join them per ticket. Every summary must be the same either way, for every caller.
+ * The board and "my work" build their summaries with the workspace's kinds, states and priorities
+ * prebuilt once per statement (summaryJoinsPrebuilt); the list and the single summary join them per
+ * ticket. Every summary must be the same either way, for every caller.
  */
 let w: BoardWorld;
 

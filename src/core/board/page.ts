@@ -68,8 +68,8 @@ export function openStatesPageSql(ctx: Ctx, q: PageQuery): Fragment {
  * A json array of the TicketSummaries of `rows` (a subquery as built by `pageRowsSql`) in
  * page order, `[]` when empty. With `key`, each element is `{summary, key}` instead. Joined
  * lookups: used once per board column, the summary is planned once and joins are the cheaper
- * way to decorate 400 rows (measured against correlated lookups); the workspace's kinds, states,
- * priorities, projects and clients come as json built once per statement (summaryJoinsPrebuilt).
+ * way to decorate 400 rows (measured against correlated lookups); the workspace's kinds, states
+ * and priorities come as json built once per statement (summaryJoinsPrebuilt).
  */
 export function summaryArraySql(ctx: Ctx, rows: Fragment, key?: Fragment): Fragment {
   const { sql, principal: p } = ctx;
