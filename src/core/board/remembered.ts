@@ -8,6 +8,8 @@ const GLOBAL_KEY = '00000000-0000-0000-0000-000000000000';
 /**
  * The caller's workspace's read mark (sql/098_read_marks.sql) and the global one, as text, read
  * in the statement's snapshot: it changes with every commit touching what a board or "my work" shows.
+ * A table those statements come to read needs the same triggers (a migration) and a case in
+ * test/board-remembered.test.ts, or its changes would not be seen.
  */
 export function readMarkSql(ctx: Ctx): Fragment {
   const { sql, principal: p } = ctx;
