@@ -31,12 +31,24 @@ create unlogged table read_mark_pending (
   primary key (xid, workspace_id)
 );
 
+-- The first firing in a transaction numbers every workspace it noted, in key order, the global
+-- key last: every transaction takes these locks in one order (workspaces' advisory locks, sorted,
+-- then the global row), so two of them never wait for each other in a circle; later firings find
+-- nothing left (rows noted during the commit itself fire again and are numbered then).
 create function read_mark_number() returns trigger language plpgsql as $$
+declare
+  k uuid;
 begin
-  perform pg_advisory_xact_lock(7262100, hashtext(new.workspace_id::text));
-  insert into read_marks as m (workspace_id, n) values (new.workspace_id, nextval('read_mark_seq'))
-    on conflict (workspace_id) do update set n = excluded.n;
-  delete from read_mark_pending where xid = new.xid and workspace_id = new.workspace_id;
+  for k in select r.workspace_id from read_mark_pending r where r.xid = new.xid
+           order by r.workspace_id = '00000000-0000-0000-0000-000000000000'::uuid, r.workspace_id
+  loop
+    if k <> '00000000-0000-0000-0000-000000000000'::uuid then
+      perform pg_advisory_xact_lock(7262100, hashtext(k::text));
+    end if;
+    insert into read_marks as m (workspace_id, n) values (k, nextval('read_mark_seq'))
+      on conflict (workspace_id) do update set n = excluded.n;
+  end loop;
+  delete from read_mark_pending where xid = new.xid;
   return null;
 end $$;
 
