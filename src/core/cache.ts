@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import { ReadAnswers } from './board/answers.ts';
 import { ChangeMarks } from './changes/marks.ts';
+import { WholeHoursCache } from './ops/stats-cache.ts';
 
 /**
  * A per-process cache of one value per workspace, dropped at once on every process when
@@ -50,6 +51,8 @@ export interface Caches {
   changeMarks: ChangeMarks;
   /** Boards and "my work" answers, each kept with the read mark it was computed under (core/board/remembered.ts). */
   readAnswers: ReadAnswers;
+  /** The console's job statistics: each workspace's completed hours, kept up to a minute (core/ops/stats-cache.ts). */
+  jobStats?: WholeHoursCache;
 }
 
 export async function startCaches(sql: Db): Promise<Caches> {
@@ -57,7 +60,7 @@ export async function startCaches(sql: Db): Promise<Caches> {
   await workflow.listen(sql);
   const changeMarks = new ChangeMarks();
   await changeMarks.listen(sql);
-  return { workflow, changeMarks, readAnswers: new ReadAnswers() };
+  return { workflow, changeMarks, readAnswers: new ReadAnswers(), jobStats: new WholeHoursCache() };
 }
 
 export async function stopCaches(c: Caches): Promise<void> {

@@ -3,7 +3,8 @@ import { tx, type Ctx } from '../ctx.ts';
 import { conflict } from '../errors.ts';
 import { cronNamed } from '../jobs/catalog.ts';
 import { defineOp } from '../operation.ts';
-import { failedFilter, failedWhere, inWorkspace, JOBS, type FailedFilter } from './jobs.ts';
+import { inWorkspace, JOBS } from './job-live.ts';
+import { failedFilter, failedWhere, type FailedFilter } from './jobs.ts';
 
 const jobIdInput = z.object({
   jobId: z

@@ -4,7 +4,7 @@ import { conflict } from '../errors.ts';
 import { crons, jobs } from '../jobs/catalog.ts';
 import { HELD_RUN_AT } from '../jobs/paused.ts';
 import { defineOp } from '../operation.ts';
-import { inWorkspace, JOBS } from './jobs.ts';
+import { inWorkspace, JOBS } from './job-live.ts';
 
 /**
  * The console's controls over jobs that have not run yet (issue 26): cancel and "run now" of a

@@ -3,7 +3,7 @@ import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { defineOp } from '../operation.ts';
 import { UUID_PATTERN } from '../validation.ts';
-import { inWorkspace, JOBS } from './jobs.ts';
+import { inWorkspace, JOBS } from './job-live.ts';
 
 /** One attempt of a job, from job_history. */
 export interface Attempt {

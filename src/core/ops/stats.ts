@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import type { Ctx } from '../ctx.ts';
 import { defineOp } from '../operation.ts';
 import type { CronMinute } from './crontab.ts';
+import type { Hourly, WholeHours } from './stats-cache.ts';
 import { DAY, floorHour, Histogram, HOUR, WEEK } from './stats-histogram.ts';
 
 const WINDOWS = [
@@ -18,14 +20,41 @@ export interface TaskStats {
   p95Ms: number | null;
 }
 
-type Hourly = { task: string; hour: Date; finished: number; failed: number };
+/**
+ * The whole hours the statistics and the charts need, read once per workspace and hour by a web
+ * process (`ctx.caches.jobStats`: see stats-cache.ts for how stale that copy may be) and afresh
+ * where there is no process cache, then without the duration buckets unless `buckets` asks.
+ */
+export function wholeHours(ctx: Ctx, current: number, buckets = true): Promise<WholeHours> {
+  const cache = ctx.caches?.jobStats;
+  return cache ? cache.get(`${ctx.principal.workspaceId} ${current}`, () => readWholeHours(ctx, current, true)) : readWholeHours(ctx, current, buckets);
+}
+
+async function readWholeHours({ sql, principal: p }: Ctx, current: number, withBuckets: boolean): Promise<WholeHours> {
+  const scope = sql`s.workspace_id in (${p.workspaceId}::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+    and s.hour > ${new Date(current - WEEK)}::timestamptz and s.hour < ${new Date(current)}::timestamptz`;
+  // the durations are summed here (64 numbers per task, not per hour)
+  const [hours, buckets] = await Promise.all([
+    sql<Hourly[]>`
+      select s.task, s.hour, sum(s.finished)::int as finished, sum(s.failed)::int as failed
+      from job_stats_hourly s where ${scope} group by 1, 2 having sum(s.finished) > 0`,
+    withBuckets
+      ? sql<WholeHours['buckets']>`
+      select s.task, s.hour > ${new Date(current - DAY)}::timestamptz as recent, u.b::int - 1 as b, sum(u.n)::int as n
+      from job_stats_hourly s cross join unnest(s.buckets) with ordinality as u(n, b)
+      where ${scope} and u.n <> 0 group by 1, 2, 3`
+      : [],
+  ]);
+  return { hours: [...hours], buckets: [...buckets] };
+}
 
 /**
  * Per task and window (last hour, day, 7 days): attempts finished, failures, p50/p95 duration; and
  * per task and clock hour of the last day, attempts finished and failed. Read from the hourly
- * counters (sql/094, job_stats_hourly: whole UTC hours) plus job_history's rows for the partial
- * hours at a window's ends, so the cost does not grow with the attempts of the last 7 days.
- * Counts are exact; percentiles come from the duration histogram (within 14 %, see stats-histogram.ts).
+ * counters (sql/094, job_stats_hourly: whole UTC hours, `wholeHours`) plus job_history's rows for
+ * the partial hours at a window's ends, so the cost does not grow with the attempts of the last 7
+ * days. Counts are exact (up to a minute late for a completed hour in a web process: stats-cache.ts);
+ * percentiles come from the duration histogram (within 14 %, see stats-histogram.ts).
  */
 export const taskStats = defineOp({
   name: 'ops.jobs.stats',
@@ -38,17 +67,8 @@ export const taskStats = defineOp({
     const current = floorHour(now);
     // the hour each window starts in (partial: read from job_history), the whole hours after it from the counters
     const heads = WINDOWS.map(([, span]) => floorHour(now - span));
-    const scope = sql`s.workspace_id in (${p.workspaceId}::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
-      and s.hour > ${new Date(heads[2]!)}::timestamptz and s.hour < ${new Date(current)}::timestamptz`;
-    // the whole hours: counts (per hour for the last day's chart) and the durations summed here (64 numbers per task, not per hour)
-    const [counts, buckets, edges] = await Promise.all([
-      sql<{ task: string; hour: Date | null; finished: number; failed: number }[]>`
-      select s.task, case when s.hour > ${new Date(heads[1]!)}::timestamptz then s.hour end as hour, sum(s.finished)::int as finished, sum(s.failed)::int as failed
-      from job_stats_hourly s where ${scope} group by 1, 2 having sum(s.finished) > 0`,
-      sql<{ task: string; recent: boolean; b: number; n: number }[]>`
-      select s.task, s.hour > ${new Date(heads[1]!)}::timestamptz as recent, u.b::int - 1 as b, sum(u.n)::int as n
-      from job_stats_hourly s cross join unnest(s.buckets) with ordinality as u(n, b)
-      where ${scope} and u.n <> 0 group by 1, 2, 3`,
+    const [whole, edges] = await Promise.all([
+      wholeHours(ctx, current),
       sql<{ task: string; hour: Date; b: number; n: number; x: number }[]>`
       select h.task, date_trunc('hour', h.started_at, 'UTC') as hour, job_duration_bucket(h.duration_ms) as b, count(*)::int as n,
              count(*) filter (where h.outcome = 'failed')::int as x
@@ -59,14 +79,16 @@ export const taskStats = defineOp({
              or (h.started_at > ${new Date(now - WEEK)}::timestamptz and h.started_at < ${new Date(heads[2]! + HOUR)}::timestamptz))
       group by 1, 2, 3`,
     ]);
+    // whole hours of the last day (after the hour the day's window starts in) count in the day's window too
+    const recent = (hour: Date) => hour.getTime() > heads[1]!;
     const stats: TaskStats[] = [];
     WINDOWS.forEach(([window], i) => {
       const by = new Map<string, Histogram>();
       const of = (task: string) => by.get(task) ?? by.set(task, new Histogram()).get(task)!;
-      // whole hours: none in the last hour's window, the last day's (`hour` set, `recent`) in the day's, all in the 7 days'
+      // whole hours: none in the last hour's window, the last day's in the day's, all in the 7 days'
       if (window !== '1h') {
-        for (const c of counts) if (window === '7d' || c.hour) of(c.task).count(c.finished, c.failed);
-        for (const b of buckets) if (window === '7d' || b.recent) of(b.task).add(b.b, b.n);
+        for (const c of whole.hours) if (window === '7d' || recent(c.hour)) of(c.task).count(c.finished, c.failed);
+        for (const b of whole.buckets) if (window === '7d' || b.recent) of(b.task).add(b.b, b.n);
       }
       for (const e of edges) if (e.hour.getTime() === heads[i]! || e.hour.getTime() >= current) of(e.task).count(e.n, e.x).add(e.b, e.n);
       for (const [task, h] of by)
@@ -78,7 +100,7 @@ export const taskStats = defineOp({
       const k = `${task} ${hour.getTime()}`;
       return hours.get(k) ?? hours.set(k, { task, hour, finished: 0, failed: 0 }).get(k)!;
     };
-    for (const c of counts) if (c.hour) Object.assign(hourOf(c.task, c.hour), { finished: c.finished, failed: c.failed });
+    for (const c of whole.hours) if (recent(c.hour)) Object.assign(hourOf(c.task, c.hour), { finished: c.finished, failed: c.failed });
     for (const e of edges) {
       if (e.hour.getTime() !== heads[1]! && e.hour.getTime() < current) continue;
       const h = hourOf(e.task, e.hour);
@@ -120,11 +142,16 @@ export const crontabView = defineOp({
     const { sql } = ctx;
     const items = ctx.crontab ?? [];
     // The latest attempt of each crontab task, from job_history (task, started_at desc index): the
-    // project's own record, where graphile-worker's known-crontab table is private to it.
+    // project's own record, where graphile-worker's known-crontab table is private to it. The task
+    // is matched as a range, not with `=`: with `=` PostgreSQL may walk the started_at index newest
+    // first and filter by task, which reads every attempt for a task that has none (a crontab
+    // task not run yet: 4 such tasks cost 80-110 ms at 100,000 attempts, issue 25); the range
+    // leaves only the (task, started_at) index to give the order, one index probe per task.
     const known = await sql<{ identifier: string; lastExecution: Date | null; outcome: CronEntry['lastOutcome'] }[]>`
     select t.identifier, h.started_at as "lastExecution", h.outcome
     from unnest(${items.map((i) => i.task)}::text[]) as t(identifier)
-    cross join lateral (select h.started_at, h.outcome from job_history h where h.task = t.identifier order by h.started_at desc limit 1) h`;
+    cross join lateral (select h.started_at, h.outcome from job_history h
+                        where h.task >= t.identifier and h.task <= t.identifier order by h.task, h.started_at desc limit 1) h`;
     return items.map((item) => {
       const k = known.find((r) => r.identifier === item.identifier || r.identifier === item.task);
       return {

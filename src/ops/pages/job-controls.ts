@@ -1,7 +1,7 @@
 import { cancelJob, pauseTask, resumeTask, runJobNow } from '../../core/ops/job-controls.ts';
-import type { QueuedJob, SeriesPoint, TaskCatalog, WorkerRow } from '../../core/ops/job-queue.ts';
+import type { QueueCount, QueuedJob, WorkerRow } from '../../core/ops/job-live.ts';
+import type { SeriesPoint, TaskCatalog } from '../../core/ops/job-queue.ts';
 import { jobDetail } from '../../core/ops/job-search.ts';
-import type { QueueCount } from '../../core/ops/jobs.ts';
 import type { TaskStats } from '../../core/ops/stats.ts';
 import { runOp } from '../../core/operation.ts';
 import { age, html, ms, token, when, type Html } from '../html.ts';

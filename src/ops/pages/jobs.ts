@@ -1,7 +1,8 @@
 import { actOnFailed, forceUnlock, retryJob, runCronNow } from '../../core/ops/job-actions.ts';
-import { jobTasks, queuedJobs, taskSeries, workerList } from '../../core/ops/job-queue.ts';
+import { jobQueueNow } from '../../core/ops/job-live.ts';
+import { jobTasks, taskSeries } from '../../core/ops/job-queue.ts';
 import { jobDetail, searchJobs, type Attempt, type LiveJob } from '../../core/ops/job-search.ts';
-import { countFailed, failedJobs, queueCounts, runningJobs, type FailedFilter } from '../../core/ops/jobs.ts';
+import { countFailed, failedJobs, type FailedFilter } from '../../core/ops/jobs.ts';
 import { crontabView, taskStats } from '../../core/ops/stats.ts';
 import { runOp } from '../../core/operation.ts';
 import { defineAction, safeNext, withMessage, type OpsRequest, type OpsRoute } from '../route.ts';
@@ -21,15 +22,13 @@ const filterQuery = (f: Record<string, string | undefined>) =>
 
 async function jobsPage(r: OpsRequest) {
   const now = r.ctx.now();
-  const [counts, running, failed, { stats }, cron, queued, tasks, workers, series] = await Promise.all([
-    runOp(queueCounts, r.ctx, {}),
-    runOp(runningJobs, r.ctx, {}),
+  // the live queue is one statement (one read of graphile-worker's view for counts, lists and workers)
+  const [{ counts, running, queued, workers }, failed, { stats }, cron, tasks, series] = await Promise.all([
+    runOp(jobQueueNow, r.ctx, {}),
     runOp(failedJobs, r.ctx, filterOf(r.query)),
     runOp(taskStats, r.ctx, {}),
     runOp(crontabView, r.ctx, {}),
-    runOp(queuedJobs, r.ctx, {}),
     runOp(jobTasks, r.ctx, {}),
-    runOp(workerList, r.ctx, {}),
     runOp(taskSeries, r.ctx, {}),
   ]);
   const f = filterOf(r.query);
