@@ -1,6 +1,6 @@
 import { encodeUpdatedCursor } from '../../src/core/tickets/cursor.ts';
 import { runOp } from '../../src/core/operation.ts';
-import { listTickets } from '../../src/core/tickets/list.ts';
+import { listTickets, listTicketsJson } from '../../src/core/tickets/list.ts';
 import { readTicketPage } from '../../src/core/tickets/read.ts';
 import { captureStatements, explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, sqlLatency, target, type Measured } from '../lib.ts';
@@ -45,7 +45,9 @@ export const tickets: Scenario = {
     // the same SQL run directly: the statements the operation sends, over postgres.js from this process
     const pageAuth = { authorization: `Bearer ${big.busyToken}` };
     const pageUrl = `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`;
-    const listSql = await captureStatements(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTickets, ctx, {}));
+    // the route's own operation (the text form: PostgreSQL's JSON passed through, nothing parsed), so
+    // the direct side runs exactly the statements the API sends; the object form's parse is not the API's
+    const listSql = await captureStatements(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTicketsJson, ctx, {}));
     const pageSql = await captureStatements(env.dbUrl, big.busyToken, (ctx) => runOp(readTicketPage, ctx, { ref: big.heavyRef }));
     const overhead: string[] = [];
     for (const connections of [1, 4]) {
