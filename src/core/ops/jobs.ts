@@ -72,8 +72,8 @@ const at = (s: string | null): Date | null => (s === null ? null : new Date(s));
 /**
  * Failed jobs grouped by error message, and the first page of those the filter selects, with how
  * many it selects. One statement: the workspace's failed jobs are read from graphile-worker's view
- * once and each one's error group computed once (issue 25: three statements read the view each
- * and computed the group 300 times for 200 jobs). JSON carries the three answers in one row.
+ * once and the error group computed once per distinct message (issue 25: three statements read the
+ * view each and computed the group 300 times for 200 jobs). JSON carries the three answers in one row.
  */
 export const failedJobs = defineOp({
   name: 'ops.jobs.failed',
@@ -84,10 +84,13 @@ export const failedJobs = defineOp({
     const [row] = await sql<
       { groups: FailedGroup[]; jobs: (Omit<FailedJob, 'nextRun' | 'failedAt'> & { nextRun: string | null; failedAt: string })[]; total: number }[]
     >`
-      with j as materialized (
-        select j.id, j.task_identifier, j.queue_name, j.key, j.attempts, j.max_attempts, j.last_error, j.run_at, j.updated_at,
-               ${errorGroup(sql)} as error_group
+      with f as materialized (
+        select j.id, j.task_identifier, j.queue_name, j.key, j.attempts, j.max_attempts, j.last_error, j.run_at, j.updated_at
         from ${JOBS(sql)} where ${failedWhere(sql, p.workspaceId, {})}),
+      -- the group once per distinct message (jobs failing alike share theirs), not once per job
+      j as (
+        select f.*, g.error_group from f
+        join (select j.last_error, ${errorGroup(sql)} as error_group from (select distinct f.last_error from f) j) g on g.last_error = f.last_error),
       picked as (select * from j where true ${narrowedBy(sql, f, sql`j.error_group`)})
       select
         (select coalesce(json_agg(json_build_object('error', g.error, 'task', g.task, 'count', g.count) order by g.count desc, g.error), '[]')
