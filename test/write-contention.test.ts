@@ -70,9 +70,9 @@ describe('creators of one project do not wait for each other', () => {
     const board = await app.call('GET', `/api/w/${ws.slug}/board`, { token });
     expect(board.status).toBe(200);
     const todo = board.body.columns.find((c: { state: { id: string } }) => c.state.id === wf.states.todo);
-    const [{ n }] = await app.db.sql<
-      { n: number }[]
-    >`select count(*)::int as n from tickets where workspace_id = ${ws.id} and state_id = ${wf.states.todo} and not archived`;
+    const rows = await app.db.sql<{ n: number }[]>`
+      select count(*)::int as n from tickets where workspace_id = ${ws.id} and state_id = ${wf.states.todo!} and not archived`;
+    const n = rows[0]!.n;
     expect(todo.total).toBe(n);
     expect(n).toBeGreaterThanOrEqual(2);
   });
@@ -99,7 +99,7 @@ describe('creators of one project do not wait for each other', () => {
       select gen_random_uuid(), ${ws.id}, null, 100000 + g, 'bulk', ${wf.kinds.task!}, ${wf.states.todo!}, ${wf.priorities.normal!}, ${owner.id}
       from generate_series(1, 3) g`;
     expect(await count()).toBe(before + 3);
-    const [{ n }] = await app.db.sql<{ n: number }[]>`select count(*)::int as n from tickets where workspace_id = ${ws.id} and not archived`;
-    expect(await count()).toBe(n);
+    const rows = await app.db.sql<{ n: number }[]>`select count(*)::int as n from tickets where workspace_id = ${ws.id} and not archived`;
+    expect(await count()).toBe(rows[0]!.n);
   });
 });
