@@ -17,7 +17,7 @@ import {
   type Person,
   type Workspace,
 } from '../helpers/factories.ts';
-import type { AuthzWorld, Cred } from './world.ts';
+import { authzWorld, type AuthzWorld, type Cred } from './world.ts';
 
 /**
  * Tenancy: a second workspace beside the matrix's, and the strings that identify each. A response
@@ -243,4 +243,17 @@ export async function workspaceState(sql: Db, workspaceId: string): Promise<Map<
   );
   const rows = await sql.unsafe<{ name: string; sum: string }[]>(parts.join(' union all '), [workspaceId]);
   return new Map(rows.map((r) => [r.name, r.sum]));
+}
+
+/**
+ * The world of test/authz-matrix.test.ts and test/authz-tenancy.test.ts: workspace 1 (test/authz/world.ts)
+ * with its job-produced artefacts, workspace 2 beside it, and what identifies workspace 1. Both
+ * files build all of it, so each half answers over the same data as when they were one file.
+ */
+export async function twoWorkspaces(): Promise<{ w: AuthzWorld; w2: SecondWorkspace; ws1: Identifying[] }> {
+  const w = await authzWorld();
+  const art = await seedArtefacts(w.app.db.sql, w.ws, w.people.owner, w.clients.b, '2001-03-01');
+  const ws1 = [...identifyingOf(w), ...art.strings];
+  const w2 = await secondWorkspace(w);
+  return { w, w2, ws1 };
 }
