@@ -25,8 +25,11 @@ export interface Ctx {
   outboxDir?: string | null;
 }
 
+// one function for every caller: clockOf runs on every request (authentication, each core context)
+const systemClock = (): Date => new Date();
+
 /** The process clock: the injected one (tests), else the system's. */
-export const clockOf = (services: { now?: () => Date }): (() => Date) => services.now ?? (() => new Date());
+export const clockOf = (services: { now?: () => Date }): (() => Date) => services.now ?? systemClock;
 
 /**
  * The one way every adapter builds a core context: the process's services, the verified caller,

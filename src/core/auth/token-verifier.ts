@@ -73,7 +73,9 @@ export class TokenVerifier {
   /** Verifies a token for workspace `slug`, or (null) for whichever workspace the token belongs to. */
   async verify(raw: string, slug: string | null, now: Date): Promise<Principal> {
     if (!API_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
-    return this.principalOf(await this.cached(raw, now, () => this.load(raw, now)), slug, now);
+    const key = sha256Key(raw);
+    // a hit allocates no loader closure: this runs on every token request
+    return this.principalOf(this.fresh(key, now) ?? this.keep(key, await this.load(raw, now)), slug, now);
   }
 
   /**
@@ -84,27 +86,32 @@ export class TokenVerifier {
   async verifyForResource(raw: string, resource: string, now: Date): Promise<Principal> {
     if (API_TOKEN_PATTERN.test(raw)) return this.verify(raw, null, now);
     if (!OAUTH_ACCESS_TOKEN_PATTERN.test(raw)) throw unauthenticated('The token is malformed.');
-    const t = await this.cached(raw, now, async () => {
-      const g = await loadAccessToken(this.sql, raw, now);
-      return g && { ...g, kind: 'delegated' as const, scopes: new Set(g.scopes), cachedUntil: now.getTime() + this.ttlMs };
-    });
+    const key = sha256Key(raw);
+    const t = this.fresh(key, now) ?? this.keep(key, await this.loadAccess(raw, now));
     if (!t.audience?.includes(resource)) throw unauthenticated('The token was issued for another resource.');
     return this.principalOf(t, null, now);
   }
 
-  private async cached(raw: string, now: Date, load: () => Promise<VerifiedToken | undefined>): Promise<VerifiedToken> {
-    const key = sha256Key(raw);
-    let t = this.cache.get(key);
-    if (!t || t.cachedUntil < now.getTime()) {
-      t = await load();
-      if (!t) {
-        this.cache.delete(key);
-        throw unauthenticated('The token is unknown, revoked or expired.');
-      }
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, t);
+  /** The cached verification of the token whose key this is, unless it is past its cache lifetime. */
+  private fresh(key: string, now: Date): VerifiedToken | undefined {
+    const t = this.cache.get(key);
+    return t && t.cachedUntil >= now.getTime() ? t : undefined;
+  }
+
+  /** Caches a token just loaded; none (unknown, revoked, expired) is 401 and forgets the key. */
+  private keep(key: string, t: VerifiedToken | undefined): VerifiedToken {
+    if (!t) {
+      this.cache.delete(key);
+      throw unauthenticated('The token is unknown, revoked or expired.');
     }
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, t);
     return t;
+  }
+
+  private async loadAccess(raw: string, now: Date): Promise<VerifiedToken | undefined> {
+    const g = await loadAccessToken(this.sql, raw, now);
+    return g && { ...g, kind: 'delegated' as const, scopes: new Set(g.scopes), cachedUntil: now.getTime() + this.ttlMs };
   }
 
   private principalOf(t: VerifiedToken, slug: string | null, now: Date): Principal {

@@ -32,8 +32,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * content coding the parser inflates; anything else is 415.
  */
 export const jsonOnly: Middleware = async (ctx, next) => {
-  const hasBody = () => Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-  if (BODY_METHODS.has(ctx.method) && hasBody()) {
+  if (BODY_METHODS.has(ctx.method) && (Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '')) {
     if (!ctx.is('application/json', 'multipart/form-data')) {
       throw new AppError('unsupported_media_type', 'Send JSON with Content-Type: application/json.', { reason: 'content_type' });
     }
