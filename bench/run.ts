@@ -22,8 +22,9 @@ import { mail } from './scenarios/mail.ts';
 import { startup } from './scenarios/startup.ts';
 import { ops } from './scenarios/ops.ts';
 import { jobs } from './scenarios/jobs.ts';
+import { scale } from './scenarios/scale.ts';
 
-const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops, jobs];
+const scenarios: Scenario[] = [workflow, tickets, time, board, changes, mcp, load, billing, mail, startup, ops, jobs, scale];
 
 async function waitFor(url: string, proc: Spawned) {
   for (let i = 0; i < 300; i++) {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Db } from '../src/db/connect.ts';
 import { issueToken } from '../src/core/auth/tokens.ts';
 import { addPerson } from '../src/core/people/users.ts';
@@ -10,7 +11,7 @@ export interface BigWorkspace {
   /** A member of 7 projects whose token is restricted to 6 of them (60% of the tickets). */
   restrictedToken: string;
   restrictedProjectIds: string[];
-  /** A member with 2,000 open tickets assigned. */
+  /** A member with every 50th ticket assigned (2,000 of 100,000). */
   busyToken: string;
   busyId: string;
   /** A ticket with 200 events and 100 comments. */
@@ -18,6 +19,36 @@ export interface BigWorkspace {
   ownerToken: string;
   ownerId: string;
   projectIds: string[];
+  /** What `growBigWorkspace` needs to add more tickets of the same shape. */
+  shape: TicketShape;
+}
+
+/** The ids the ticket generator draws from, and the clock it counts back from. */
+export interface TicketShape {
+  workspaceId: string;
+  projectIds: string[];
+  /** owner, restricted, busy, then 12 staff members: assignees and reporters round-robin. */
+  staffIds: string[];
+  busyId: string;
+  states: string[];
+  kinds: string[];
+  prios: string[];
+  labels: string[];
+  closed: string[];
+  /**
+   * Ticket g was created g x 5 minutes + 10 minutes before this instant and updated 10 minutes
+   * later: tickets added by a later `growBigWorkspace` are older than every earlier one (the first
+   * list pages and a cursor taken before the growth stay the same), and a range of g is a range of
+   * created_at.
+   */
+  seededAt: string;
+}
+
+/** The size of the large workspace: BENCH_TICKETS, 100,000 by default. */
+export function benchTickets(): number {
+  const n = Number(process.env.BENCH_TICKETS ?? 100_000);
+  if (!Number.isInteger(n) || n < 1000) throw new Error(`BENCH_TICKETS must be an integer of at least 1000, not ${process.env.BENCH_TICKETS}`);
+  return n;
 }
 
 const WORDS = [
@@ -58,10 +89,11 @@ const VERBS = [
 ];
 
 /**
- * A large agency workspace for the benchmarks: `n` tickets over 8 workflow states and 10
- * projects, with labels, comments and links, written with set-based SQL (a few seconds).
+ * A large agency workspace for the benchmarks: `n` tickets (BENCH_TICKETS, 100,000 by default)
+ * over 8 workflow states and 10 projects, with labels, comments and links, written with
+ * set-based SQL (see `addTickets`).
  */
-export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspace> {
+export async function seedBigWorkspace(sql: Db, n = benchTickets(), opts: AddOptions = {}): Promise<BigWorkspace> {
   const slug = 'bench';
   const ws = await createWorkspace(sql, { slug, name: 'Bench Agency' });
   await sql`insert into workflow_states (workspace_id, key, name, category, position) values (${ws}, 'blocked', 'Blocked', 'open', 6), (${ws}, 'qa', 'QA', 'open', 7)`;
@@ -95,57 +127,21 @@ export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspa
   const kinds = (await sql<{ id: string }[]>`select id from ticket_kinds where workspace_id = ${ws} order by position`).map((r) => r.id);
   const prios = (await sql<{ id: string }[]>`select id from priorities where workspace_id = ${ws} order by position`).map((r) => r.id);
   const labels = (await sql<{ id: string }[]>`select id from labels where workspace_id = ${ws} order by name`).map((r) => r.id);
-  const closed = new Set((await sql<{ id: string }[]>`select id from workflow_states where workspace_id = ${ws} and category = 'closed'`).map((r) => r.id));
-
-  // Tickets go in with their triggers (derived columns); comments, labels and links with triggers
-  // off (session_replication_role = replica, trusted seed data), and the search vectors the comment
-  // triggers would keep are then computed in one set-based update.
-  await sql.begin(async (t) => {
-    const tx = t as unknown as Db;
-    // Tickets: project g % 10, number g / 10 + 1 (unique per project); activity spread over a year.
-    // Every 50th ticket is assigned to the busy member (2,000 of 100,000), others round-robin.
-    await tx`
-      insert into tickets (workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
-                           billing_client_id, due_date, estimate_minutes, closed_at, created_at, updated_at)
-      select ${ws}, (${projectIds}::uuid[])[1 + g % 10], g / 10 + 1,
-             (${WORDS}::text[])[1 + g % 20] || ' ' || (${VERBS}::text[])[1 + (g / 20) % 12] || ' #' || g,
-             'Steps: open the ' || (${WORDS}::text[])[1 + (g / 7) % 20] || ' page and ' || (${VERBS}::text[])[1 + g % 12] || '.',
-             (${kinds}::uuid[])[1 + g % 4], st.id, (${prios}::uuid[])[1 + (g / 3) % 4],
-             case when g % 50 = 0 then ${busy}::uuid else (${staff}::uuid[])[1 + g % 15] end,
-             (${staff}::uuid[])[1 + (g / 15) % 15],
-             (select p.billing_client_id from projects p where p.id = (${projectIds}::uuid[])[1 + g % 10]),
-             case when g % 9 = 0 then current_date + (g % 40 - 10) end,
-             case when g % 4 = 0 then 30 + g % 240 end,
-             case when st.id = any(${[...closed]}::uuid[]) then now() - make_interval(secs => g * 300) end,
-             now() - make_interval(secs => g * 300 + 600), now() - make_interval(secs => g * 300)
-      from generate_series(1, ${n}) g
-      cross join lateral (select (${states}::uuid[])[1 + (case when g % 50 = 0 then g % 5 else g % 8 end)] as id) st`;
-    await tx`insert into ticket_refs (workspace_id, project_id, number, ticket_id) select workspace_id, project_id, number, id from tickets where workspace_id = ${ws}`;
-    await tx`update projects p set next_number = (select coalesce(max(number), 0) from tickets t where t.project_id = p.id) where workspace_id = ${ws}`;
-    await tx`set local session_replication_role = replica`;
-    await tx`
-      insert into ticket_labels (ticket_id, label_id)
-      select t.id, (${labels}::uuid[])[1 + (t.number % 6)] from tickets t where t.workspace_id = ${ws} and t.number % 3 <> 0
-      union
-      select t.id, (${labels}::uuid[])[1 + ((t.number / 6) % 6)] from tickets t where t.workspace_id = ${ws} and t.number % 5 = 0`;
-    await tx`
-      insert into comments (workspace_id, ticket_id, author_id, audience, body, created_at, updated_at)
-      select ${ws}, t.id, t.assignee_id, case when c % 2 = 0 then 'internal' else 'client' end,
-             'Looked into the ' || (${WORDS}::text[])[1 + (t.number + c) % 20] || ' issue; ' || (${VERBS}::text[])[1 + c % 12] || ' again.',
-             t.updated_at, t.updated_at
-      from tickets t cross join generate_series(1, 2) c where t.workspace_id = ${ws} and t.number % 5 = 1`;
-    await tx`update tickets t set comment_count = c.n from (select ticket_id, count(*)::int n from comments where workspace_id = ${ws} group by 1) c where c.ticket_id = t.id`;
-    await tx`
-      insert into ticket_links (workspace_id, source_id, target_id, kind)
-      select ${ws}, a.id, b.id, case when a.number % 2 = 0 then 'blocks' else 'relates' end
-      from tickets a join tickets b on b.project_id = a.project_id and b.number = a.number + 5000
-      where a.workspace_id = ${ws} and a.number % 10 = 3`;
-  });
-  await sql`
-    update tickets set search_public = ticket_search_public(title, description, ticket_comment_text(id, 'client')),
-                       search_internal = to_tsvector('simple', ticket_comment_text(id, 'internal'))
-    where workspace_id = ${ws}`;
-
+  const closed = (await sql<{ id: string }[]>`select id from workflow_states where workspace_id = ${ws} and category = 'closed'`).map((r) => r.id);
+  const [clock] = await sql<{ at: Date }[]>`select now() as at`;
+  const shape: TicketShape = {
+    workspaceId: ws,
+    projectIds,
+    staffIds: staff,
+    busyId: busy,
+    states,
+    kinds,
+    prios,
+    labels,
+    closed,
+    seededAt: clock!.at.toISOString(),
+  };
+  await addTickets(sql, shape, 1, n, opts);
   // The heavy ticket: 200 events and 100 comments.
   const [heavy] = await sql<{ id: string; key: string; number: number }[]>`
     select t.id, p.key, t.number from tickets t join projects p on p.id = t.project_id where t.project_id = ${projectIds[0]!} order by t.number limit 1`;
@@ -172,7 +168,162 @@ export async function seedBigWorkspace(sql: Db, n = 100_000): Promise<BigWorkspa
     ownerToken: await mint(owner, null),
     ownerId: owner,
     projectIds,
+    shape,
   };
+}
+
+/**
+ * The same workspace with `n` tickets: tickets `big.tickets + 1` to `n` are added as a seed of `n`
+ * would have written them (same projects, numbers, states, people, labels, comments, links);
+ * they are older than every ticket already there.
+ */
+export async function growBigWorkspace(sql: Db, big: BigWorkspace, n: number, opts: AddOptions = {}): Promise<BigWorkspace> {
+  if (n <= big.tickets) return big;
+  await addTickets(sql, big.shape, big.tickets + 1, n, opts);
+  return { ...big, tickets: n };
+}
+
+/**
+ * Tickets `from`..`to` of the generator, with their refs, labels, comments, links, comment
+ * counts and search vectors, and the projects' next numbers.
+ *
+ * - Tickets go in with their triggers (derived columns, foreign keys, board counters), in chunks
+ *   of consecutive g over `lanes` connections at once (the row triggers and to_tsvector are
+ *   CPU-bound: one backend per core). Comments, labels and links go in with triggers off
+ *   (session_replication_role = replica, trusted seed data); the search vectors and comment
+ *   counts the comment triggers would keep are then set in one update of the tickets that have
+ *   comments (a ticket without any already holds them: the insert trigger computed its public
+ *   vector from title and description, the internal one is empty).
+ * - When the new tickets outnumber those already in the table, the tickets' secondary indexes
+ *   (neither unique nor a constraint's) are dropped first and built again at the end, from their
+ *   own definitions (storage options included), two at a time: building an index over a million
+ *   rows is much cheaper than a million inserts into it, above all the two GIN search indexes,
+ *   whose small pending list (sql/013) would otherwise be merged every few hundred rows.
+ * - What is seeded is the same as one statement over 1..n wrote before: the same rows and values,
+ *   logged tables, every index in the end; only the physical order of rows may differ.
+ */
+async function addTickets(sql: Db, shape: TicketShape, from: number, to: number, opts: AddOptions): Promise<void> {
+  const { workspaceId: ws, projectIds, staffIds: staff, busyId: busy, states, kinds, prios, labels, closed, seededAt: at } = shape;
+  const chunk = opts.chunk ?? 50_000;
+  const lanes = opts.lanes ?? Math.max(2, os.cpus().length);
+  // the new tickets of table alias `t`, as a range of created_at (see TicketShape.seededAt)
+  const isNew = (t: string) =>
+    sql`${sql(t)}.created_at between ${at}::timestamptz - make_interval(secs => ${to}::float8 * 300 + 600) and ${at}::timestamptz - make_interval(secs => ${from}::float8 * 300 + 600)`;
+  const replica = (fn: (tx: Db) => Promise<unknown>) =>
+    sql.begin(async (t) => {
+      const tx = t as unknown as Db;
+      await tx`set local session_replication_role = replica`;
+      await fn(tx);
+    });
+
+  const [{ existing }] = await sql<[{ existing: number }]>`select count(*)::int as existing from tickets`;
+  const dropped = to - from + 1 > existing ? await dropSecondaryIndexes(sql, 'tickets') : [];
+  try {
+    const ranges: [number, number][] = [];
+    for (let a = from; a <= to; a += chunk) ranges.push([a, Math.min(to, a + chunk - 1)]);
+    // Tickets: project g % 10, number g / 10 + 1 (unique per project); activity spread over the years.
+    // Every 50th ticket is assigned to the busy member (2,000 of 100,000), others round-robin.
+    await inLanes(
+      lanes,
+      ranges.map(([a, b]) => async () => {
+        await sql`
+          insert into tickets (workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
+                               billing_client_id, due_date, estimate_minutes, closed_at, created_at, updated_at)
+          select ${ws}, (${projectIds}::uuid[])[1 + g % 10], g / 10 + 1,
+                 (${WORDS}::text[])[1 + g % 20] || ' ' || (${VERBS}::text[])[1 + (g / 20) % 12] || ' #' || g,
+                 'Steps: open the ' || (${WORDS}::text[])[1 + (g / 7) % 20] || ' page and ' || (${VERBS}::text[])[1 + g % 12] || '.',
+                 (${kinds}::uuid[])[1 + g % 4], st.id, (${prios}::uuid[])[1 + (g / 3) % 4],
+                 case when g % 50 = 0 then ${busy}::uuid else (${staff}::uuid[])[1 + g % 15] end,
+                 (${staff}::uuid[])[1 + (g / 15) % 15],
+                 (select p.billing_client_id from projects p where p.id = (${projectIds}::uuid[])[1 + g % 10]),
+                 case when g % 9 = 0 then current_date + (g % 40 - 10) end,
+                 case when g % 4 = 0 then 30 + g % 240 end,
+                 case when st.id = any(${closed}::uuid[]) then ${at}::timestamptz - make_interval(secs => g::float8 * 300) end,
+                 ${at}::timestamptz - make_interval(secs => g::float8 * 300 + 600), ${at}::timestamptz - make_interval(secs => g::float8 * 300)
+          from generate_series(${a}::int, ${b}::int) g
+          cross join lateral (select (${states}::uuid[])[1 + (case when g % 50 = 0 then g % 5 else g % 8 end)] as id) st`;
+      }),
+    );
+    // fresh statistics, or the planner takes the grown table for the small one it knew (a nested loop over it per ticket)
+    await sql`analyze tickets`;
+    // What hangs off the new tickets: independent of each other, so side by side.
+    await inLanes(lanes, [
+      () =>
+        sql`insert into ticket_refs (workspace_id, project_id, number, ticket_id) select t.workspace_id, t.project_id, t.number, t.id from tickets t where t.workspace_id = ${ws} and ${isNew('t')}`,
+      () =>
+        replica(
+          (tx) => tx`
+            insert into ticket_labels (ticket_id, label_id)
+            select t.id, (${labels}::uuid[])[1 + (t.number % 6)] from tickets t where t.workspace_id = ${ws} and ${isNew('t')} and t.number % 3 <> 0
+            union
+            select t.id, (${labels}::uuid[])[1 + ((t.number / 6) % 6)] from tickets t where t.workspace_id = ${ws} and ${isNew('t')} and t.number % 5 = 0`,
+        ),
+      () =>
+        replica(
+          (tx) => tx`
+            insert into comments (workspace_id, ticket_id, author_id, audience, body, created_at, updated_at)
+            select ${ws}, t.id, t.assignee_id, case when c % 2 = 0 then 'internal' else 'client' end,
+                   'Looked into the ' || (${WORDS}::text[])[1 + (t.number + c) % 20] || ' issue; ' || (${VERBS}::text[])[1 + c % 12] || ' again.',
+                   t.updated_at, t.updated_at
+            from tickets t cross join generate_series(1, 2) c where t.workspace_id = ${ws} and ${isNew('t')} and t.number % 5 = 1`,
+        ),
+      // a link from ticket number k to number k + 5000 of the same project, added with its target
+      () =>
+        replica(
+          (tx) => tx`
+            insert into ticket_links (workspace_id, source_id, target_id, kind)
+            select ${ws}, a.id, b.id, case when a.number % 2 = 0 then 'blocks' else 'relates' end
+            from tickets a join tickets b on b.project_id = a.project_id and b.number = a.number + 5000
+            where a.workspace_id = ${ws} and a.number % 10 = 3 and b.workspace_id = ${ws} and ${isNew('b')}`,
+        ),
+    ]);
+    await replica(
+      (tx) => tx`
+        update tickets t set comment_count = c.n,
+                             search_public = ticket_search_public(t.title, t.description, ticket_comment_text(t.id, 'client')),
+                             search_internal = to_tsvector('simple', ticket_comment_text(t.id, 'internal'))
+        from (select ticket_id, count(*)::int n from comments where workspace_id = ${ws} group by 1) c
+        where c.ticket_id = t.id and t.workspace_id = ${ws} and ${isNew('t')}`,
+    );
+  } finally {
+    await inLanes(
+      lanes,
+      dropped.map(
+        (definition) => () =>
+          sql.begin(async (t) => {
+            await t`set local maintenance_work_mem = '256MB'`;
+            await t.unsafe(definition);
+          }),
+      ),
+    );
+  }
+  await sql`update projects p set next_number = (select coalesce(max(number), 0) from tickets t where t.project_id = p.id) where workspace_id = ${ws}`;
+}
+
+/** Tickets per insert statement (50,000) and connections writing at once (the cores, at least 2). */
+export interface AddOptions {
+  chunk?: number;
+  lanes?: number;
+}
+
+/** Drops `table`'s indexes that are neither unique nor a constraint's, and returns their definitions. */
+async function dropSecondaryIndexes(sql: Db, table: string): Promise<string[]> {
+  const indexes = await sql<{ name: string; definition: string }[]>`
+    select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
+    from pg_index i
+    where i.indrelid = ${table}::regclass and not i.indisunique and not i.indisprimary
+      and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`;
+  for (const i of indexes) await sql.unsafe(`drop index ${i.name}`);
+  return indexes.map((i) => i.definition);
+}
+
+/** Runs `tasks` on at most `lanes` connections at once, in order of the list. */
+async function inLanes(lanes: number, tasks: (() => Promise<unknown>)[]): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, tasks.length) }, lane));
 }
 
 /**
