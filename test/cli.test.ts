@@ -68,13 +68,13 @@ describe('wt demo --json', () => {
     expect(restricted!.project_ids).toEqual([demo.tokens.projectRestricted.projectId]);
     const [noTriage] = await app.db.sql`select scopes from api_tokens where name like 'demo no-triage%' order by created_at desc limit 1`;
     expect(noTriage!.scopes).toEqual(['read', 'write']);
-  }, 60_000);
+  });
 });
 
 describe('wt user and token', () => {
   it('creates a workspace, a user who can log in, and a token that works', async () => {
     expect((await run('workspace', 'create', '--slug', 'cli-ws', '--name', 'CLI')).code).toBe(0);
-    const user = await run(
+    const user = await here(
       'user',
       'create',
       '--workspace',
@@ -96,7 +96,7 @@ describe('wt user and token', () => {
     expect((await app.call('GET', '/api/w/cli-ws/workflow', { token: t.token })).status).toBe(200);
     const login = await app.call('POST', '/api/auth/login', { body: { email: 'cli@example.test', password: 'secret-pass' } });
     expect(login.status).toBe(200);
-  }, 60_000);
+  });
 
   it('a usage error exits 2 with one clear line', async () => {
     const r = await run('token', 'create', '--workspace', 'nope', '--email', 'x@y.z', '--name', 'n');
@@ -105,7 +105,7 @@ describe('wt user and token', () => {
     const bad = await runToEnd('node', [wt, 'migrate'], { ...env, PORT: 'abc' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('PORT');
-  }, 60_000);
+  });
 });
 
 describe('wt billing run', () => {
@@ -143,5 +143,5 @@ describe('wt billing run', () => {
     expect(billed.stderr).toContain(runId);
     const month = await here('billing', 'run', '--workspace', 'northwind', '--period', 'May');
     expect([month.code, month.stderr.trim()]).toEqual([2, 'wt: --period: a period is named by the month it starts in, YYYY-MM.']);
-  }, 60_000);
+  });
 });
