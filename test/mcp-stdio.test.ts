@@ -81,7 +81,7 @@ describe('wt mcp over stdio', () => {
     expect(byId(run, 1)[0]?.result?.structuredContent).toBeDefined();
     expect(byId(run, 2)[0]?.result?.structuredContent?.items).toHaveLength(5);
     expect(byId(run, 3)[0]?.result?.structuredContent?.states).toBeDefined();
-  }, 30_000);
+  });
 
   it('a line that is not JSON gets -32700, JSON that is not a message -32600, and the session goes on', async () => {
     const run = await wtMcp([
@@ -100,7 +100,7 @@ describe('wt mcp over stdio', () => {
     expect(byId(run, 7)).toMatchObject([{ error: { code: -32600 } }]);
     expect(byId(run, 8)).toMatchObject([{ error: { code: -32600 } }]);
     expect(byId(run, 9)).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
-  }, 30_000);
+  });
 
   it('tools/call without params is -32602 with a short message; an unknown tool too; a missing tool says why', async () => {
     const readOnly = (await makeToken(app.db.sql, ws, member, { scopes: ['read'] })).token;
@@ -121,7 +121,7 @@ describe('wt mcp over stdio', () => {
       isError: true,
       structuredContent: { code: 'forbidden', reason: 'tool_not_available', details: { cause: 'missing_scope', scope: 'write' } },
     });
-  }, 30_000);
+  });
 
   it('WT_MCP_READONLY and --readonly narrow the tools; an unknown toolset or readonly value refuses to start', async () => {
     const list = [init, request(1, 'tools/list')];
@@ -139,5 +139,5 @@ describe('wt mcp over stdio', () => {
     const bad = await wtMcp(list, { WT_MCP_READONLY: 'sure' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/WT_MCP_READONLY: use one of/);
-  }, 60_000);
+  });
 });
