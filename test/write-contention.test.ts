@@ -1,7 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/connect.ts';
+import { TokenVerifier } from '../src/core/auth/token-verifier.ts';
+import type { Ctx } from '../src/core/ctx.ts';
+import { runOp } from '../src/core/operation.ts';
+import { logTime } from '../src/core/time/log.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { makeProject, makeToken, makeUser, makeWorkspace, workflowIds, type Person, type WorkflowIds, type Workspace } from './helpers/factories.ts';
+import {
+  makePeriod,
+  makeProject,
+  makeToken,
+  makeUser,
+  makeWorkspace,
+  workflowIds,
+  type Person,
+  type WorkflowIds,
+  type Workspace,
+} from './helpers/factories.ts';
 
 /**
  * Issue 25, "Load": a creating transaction that is held up must not hold up other creators of
@@ -101,5 +115,39 @@ describe('creators of one project do not wait for each other', () => {
     expect(await count()).toBe(before + 3);
     const rows = await app.db.sql<{ n: number }[]>`select count(*)::int as n from tickets where workspace_id = ${ws.id} and not archived`;
     expect(await count()).toBe(rows[0]!.n);
+  });
+});
+
+describe('people logging time on one ticket do not wait for each other', () => {
+  it("logging time leaves the ticket's row unlocked until the transaction commits, and moves updatedAt at commit", async () => {
+    const sql = app.db.sql;
+    const today = new Date().toISOString().slice(0, 10);
+    await makePeriod(sql, ws, { start: `${today.slice(0, 8)}01`, end: '2099-12-31' });
+    const created = await create({ title: 'meetings' });
+    expect(created.status).toBe(201);
+    const ticketId = created.body.id as string;
+    const before = (await sql<{ at: Date }[]>`select updated_at as at from tickets where id = ${ticketId}`)[0]!.at;
+    const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
+    let inside: Date | undefined;
+    await sql.begin(async (t) => {
+      const ctx: Ctx = { sql: t as never, principal, now: () => new Date(), inTx: true };
+      await runOp(logTime, ctx, { ticketId, spentOn: today, minutes: 15 });
+      // another writer of the ticket (say a second entry's commit) can take the row now
+      const other = await side
+        .begin((o) => o`select id from tickets where id = ${ticketId} for no key update nowait`)
+        .then(
+          () => 'free',
+          (e: Error) => e.message,
+        );
+      expect(other).toBe('free');
+      inside = (await t<{ at: Date }[]>`select updated_at as at from tickets where id = ${ticketId}`)[0]!.at;
+    });
+    expect(inside!.getTime()).toBe(before.getTime());
+    const after = (await sql<{ at: Date }[]>`select updated_at as at from tickets where id = ${ticketId}`)[0]!.at;
+    expect(after.getTime()).toBeGreaterThan(before.getTime());
+    expect((await sql`select count(*)::int as n from ticket_touch_pending`)[0]!.n).toBe(0);
+    // the page's ETag and updatedAt moved with it
+    const page = await app.call('GET', `/api/w/${ws.slug}/tickets/${ticketId}`, { token });
+    expect(new Date(page.body.updatedAt).getTime()).toBe(after.getTime());
   });
 });

@@ -55,8 +55,26 @@ export interface NewEvent {
  * Appends timeline events and bumps each touched ticket's `updatedAt` in the same
  * statement batch. Every change to a ticket goes through here: it is what pollers rely on.
  */
-export async function recordEvents(sql: Db, events: NewEvent[], now: Date): Promise<void> {
+/** How the ticket's `updated_at` moves with the events. */
+export interface RecordOptions {
+  /**
+   * 'now' (default): an UPDATE in this statement, so the transaction reads its own new
+   * `updatedAt`; the ticket's row stays locked until it ends. 'at_commit': moved while the
+   * commit runs (sql/100_ticket_touch_at_commit.sql), the row locked only then: for writes that
+   * read nothing of the ticket afterwards and that many people make on one ticket (time entries).
+   */
+  touch?: 'now' | 'at_commit';
+}
+
+export async function recordEvents(sql: Db, events: NewEvent[], now: Date, opts: RecordOptions = {}): Promise<void> {
   if (events.length === 0) return;
+  const ids = [...new Set(events.map((e) => e.ticketId))].sort();
+  // before the events: at commit the ticket's row is then taken before the change feed's lock
+  if (opts.touch === 'at_commit') {
+    await sql`
+      insert into ticket_touch_pending as p (ticket_id, at) select unnest(${ids}::uuid[]), ${now}::timestamptz
+      on conflict (xid, ticket_id) do update set at = greatest(p.at, excluded.at)`;
+  }
   await sql`
     insert into ticket_events (workspace_id, ticket_id, kind, actor_id, subject, payload, created_at)
     select w, t, k, a, s, p::jsonb, ${now}::timestamptz
@@ -65,12 +83,12 @@ export async function recordEvents(sql: Db, events: NewEvent[], now: Date): Prom
                 -- text[], then cast: a jsonb[] parameter makes postgres.js encode each string again (a JSON string, not an object)
                 ${events.map((e) => JSON.stringify(e.payload ?? {}))}::text[]) with ordinality as e(w, t, k, a, s, p, n)
     order by n`;
-  const ids = [...new Set(events.map((e) => e.ticketId))];
+  if (opts.touch === 'at_commit') return;
   // Whole milliseconds: the contract shows updatedAt with milliseconds, so each change must move it
   // by at least one for pollers and the ETag (id + updatedAt) to tell two versions apart.
   await sql`update tickets set updated_at = greatest(${now}, updated_at + interval '1 millisecond') where id = any(${ids}::uuid[])`;
 }
 
-export async function recordEvent(sql: Db, event: NewEvent, now: Date): Promise<void> {
-  await recordEvents(sql, [event], now);
+export async function recordEvent(sql: Db, event: NewEvent, now: Date, opts: RecordOptions = {}): Promise<void> {
+  await recordEvents(sql, [event], now, opts);
 }

@@ -62,6 +62,7 @@ export const correctTime = defineOp({
         payload: { entryId: row!.id, correctsEntryId: o.id, minutes: body.minutes, spentOn: today },
       },
       now,
+      { touch: 'at_commit' },
     );
     return { id: row!.id };
   },

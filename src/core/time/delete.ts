@@ -42,6 +42,7 @@ export const deleteTime = defineOp({
         payload: { entryId: e.id, minutes: e.minutes, spentOn: e.spentOn },
       },
       ctx.now(),
+      { touch: 'at_commit' },
     );
     return { ok: true as const };
   },

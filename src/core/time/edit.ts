@@ -172,5 +172,6 @@ async function applyEdit(ctx: Ctx, e: LockedEntry, b: Body, changed: Field[], pe
     ctx.sql,
     { workspaceId: e.workspaceId, ticketId: e.ticketId, kind: 'time_edited', actorId: ctx.principal.identityId, payload: { entryId: e.id, fields: changed } },
     now,
+    { touch: 'at_commit' },
   );
 }

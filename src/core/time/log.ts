@@ -80,6 +80,7 @@ export const logTime = defineOp({
         payload: { entryId: id, minutes: body.minutes, spentOn: body.spentOn },
       },
       now,
+      { touch: 'at_commit' },
     );
     // pipelined too; the ticket is held, so a concurrent DELETE waits for this transaction
     await Promise.all([insert, event]);
