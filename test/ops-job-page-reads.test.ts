@@ -12,9 +12,10 @@ import type { CrontabItem } from '../src/core/ops/crontab.ts';
 import { WholeHoursCache, type WholeHours } from '../src/core/ops/stats-cache.ts';
 import { crontabView, taskStats, type CronEntry } from '../src/core/ops/stats.ts';
 import { runOp } from '../src/core/operation.ts';
-import { connect, type Db } from '../src/db/connect.ts';
+import type { Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { tuplesReadBy } from './helpers/table-reads.ts';
 
 /**
  * Issue 25: /ops/jobs reads the live queue in one statement, the failed list in one, the
@@ -211,25 +212,7 @@ it('the copy of the completed hours: one read per key while fresh, a new key or 
   expect(reads).toBe(4);
 });
 
-/** job_history rows PostgreSQL read (sequentially or through an index) in database `t` while `fn` ran on its own connection. */
-async function historyTuplesReadBy(t: TestDb, fn: (sql: Db) => Promise<unknown>): Promise<number> {
-  const read = async () => {
-    await t.sql`select pg_stat_clear_snapshot()`;
-    const [r] = await t.sql<{ n: string }[]>`
-      select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text as n from pg_stat_user_tables where relname = 'job_history'`;
-    return Number(r!.n);
-  };
-  const before = await read();
-  const sql = connect(t.url, { max: 1 });
-  await fn(sql);
-  await sql.end(); // a backend that ends reports its counts
-  let after = before;
-  for (let i = 0; i < 50 && after === before; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await read();
-  }
-  return after - before;
-}
+const historyTuplesReadBy = (t: TestDb, fn: (sql: Db) => Promise<unknown>) => tuplesReadBy(t, 'job_history', fn);
 
 it('the crontab view reads one attempt per task through the task index, also for a task that never ran', async () => {
   // a database of its own: no other connection reads job_history meanwhile

@@ -9,6 +9,7 @@ import { runOp } from '../src/core/operation.ts';
 import { connect, type Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { tuplesReadBy } from './helpers/table-reads.ts';
 
 /**
  * Issue 25: /ops/jobs's per-task statistics and charts come from hourly counters kept with job_history
@@ -174,25 +175,7 @@ it('reads no more job_history rows when the attempts inside the windows grow', a
   expect(await series()).toEqual((await exact()).series);
 });
 
-/** job_history rows PostgreSQL read (sequentially or through an index) in database `t` while `fn` ran on its own connection. */
-async function historyTuplesReadBy(t: TestDb, fn: (sql: Db) => Promise<unknown>): Promise<number> {
-  const read = async () => {
-    await t.sql`select pg_stat_clear_snapshot()`;
-    const [r] = await t.sql<{ n: string }[]>`
-      select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text as n from pg_stat_user_tables where relname = 'job_history'`;
-    return Number(r!.n);
-  };
-  const before = await read();
-  const sql = connect(t.url, { max: 1 });
-  await fn(sql);
-  await sql.end(); // a backend that ends reports its counts
-  let after = before;
-  for (let i = 0; i < 50 && after === before; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await read();
-  }
-  return after - before;
-}
+const historyTuplesReadBy = (t: TestDb, fn: (sql: Db) => Promise<unknown>) => tuplesReadBy(t, 'job_history', fn);
 
 it('a job search reads the attempts that match through indexes, also once its prepared statements have a generic plan', async () => {
   // a database of its own: no other connection reads job_history meanwhile
