@@ -14,6 +14,7 @@ import { startWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeBillingRun, makePeriod, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { consoleAdminCtx } from './helpers/console-ctx.ts';
 
 /**
  * The console's job controls (issue 26) through the core: cancel and "run now" of jobs not yet
@@ -35,27 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function ctxOf(side: { ws: Workspace; admin: Person }, over: Partial<Principal> = {}): Ctx {
-  const principal: Principal = {
-    workspaceId: side.ws.id,
-    slug: side.ws.slug,
-    identityId: side.admin.id,
-    name: `Admin of ${side.ws.slug}`,
-    role: 'admin',
-    clientId: null,
-    via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
-    projectIds: null,
-    tokenId: null,
-    tokenKind: null,
-    sessionId: randomUUID(),
-    reauthAt: new Date(),
-    source: 'ui',
-    door: 'console',
-    ...over,
-  };
-  return { sql: db.sql, principal, now: () => new Date() };
-}
+const ctxOf = (side: { ws: Workspace; admin: Person }, over: Partial<Principal> = {}): Ctx =>
+  consoleAdminCtx(db.sql, side, { name: `Admin of ${side.ws.slug}`, ...over });
 
 /** An allocation job of the workspace (its run does not exist: the attempt fails, which is all these tests need of it). */
 async function allocate(ws: Workspace, runAt?: Date): Promise<string> {

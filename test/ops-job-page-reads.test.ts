@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { allocateJob } from '../src/core/jobs/catalog.ts';
 import { enqueue } from '../src/core/jobs/enqueue.ts';
@@ -16,6 +15,7 @@ import type { Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { tuplesReadBy } from './helpers/table-reads.ts';
+import { consoleAdminCtx } from './helpers/console-ctx.ts';
 
 /**
  * Issue 25: /ops/jobs reads the live queue in one statement, the failed list in one, the
@@ -37,26 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function ctxOf(side: { ws: Workspace; admin: Person }, extra: Partial<Ctx> = {}, sql: Db = db.sql): Ctx {
-  const principal: Principal = {
-    workspaceId: side.ws.id,
-    slug: side.ws.slug,
-    identityId: side.admin.id,
-    name: side.admin.email,
-    role: 'admin',
-    clientId: null,
-    via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
-    projectIds: null,
-    tokenId: null,
-    tokenKind: null,
-    sessionId: randomUUID(),
-    reauthAt: new Date(),
-    source: 'ui',
-    door: 'console',
-  };
-  return { sql, principal, now: () => new Date(), ...extra };
-}
+const ctxOf = (side: { ws: Workspace; admin: Person }, extra: Partial<Ctx> = {}, sql: Db = db.sql): Ctx => consoleAdminCtx(sql, side, {}, extra);
 
 /** The counts as the page counted them before (one left join of graphile-worker's view with queued_jobs per read). */
 async function countedBefore(ws: Workspace) {

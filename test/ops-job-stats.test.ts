@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { SERIES, taskSeries } from '../src/core/ops/job-queue.ts';
 import { searchJobs } from '../src/core/ops/job-search.ts';
@@ -10,6 +8,7 @@ import { connect, type Db } from '../src/db/connect.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { tuplesReadBy } from './helpers/table-reads.ts';
+import { consoleAdminCtx } from './helpers/console-ctx.ts';
 
 /**
  * Issue 25: /ops/jobs's per-task statistics and charts come from hourly counters kept with job_history
@@ -28,26 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function ctxOf(sql = db.sql): Ctx {
-  const principal: Principal = {
-    workspaceId: a.ws.id,
-    slug: a.ws.slug,
-    identityId: a.admin.id,
-    name: a.admin.email,
-    role: 'admin',
-    clientId: null,
-    via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
-    projectIds: null,
-    tokenId: null,
-    tokenKind: null,
-    sessionId: randomUUID(),
-    reauthAt: new Date(),
-    source: 'ui',
-    door: 'console',
-  };
-  return { sql, principal, now: () => new Date() };
-}
+const ctxOf = (sql = db.sql): Ctx => consoleAdminCtx(sql, a);
 
 /** Attempts `minutesAgo` minutes back: `n` of them, of `task` in workspace `ws` (null: the process's). */
 async function attempts(task: string, ws: string | null, minutesAgo: number, n: number, opts: { failed?: number; ms?: number; running?: boolean } = {}) {

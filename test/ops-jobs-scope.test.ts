@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { allocateJob, pollJob } from '../src/core/jobs/catalog.ts';
 import { enqueue } from '../src/core/jobs/enqueue.ts';
@@ -12,6 +11,7 @@ import { failedJobs, queueCounts } from '../src/core/ops/jobs.ts';
 import { runOp } from '../src/core/operation.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import { consoleAdminCtx } from './helpers/console-ctx.ts';
 
 /**
  * The console's job views read graphile-worker's public `jobs` view and the project's own
@@ -33,26 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function ctxOf(side: { ws: Workspace; admin: Person }): Ctx {
-  const principal: Principal = {
-    workspaceId: side.ws.id,
-    slug: side.ws.slug,
-    identityId: side.admin.id,
-    name: side.admin.email,
-    role: 'admin',
-    clientId: null,
-    via: 'session',
-    scopes: new Set(['read', 'write', 'triage']),
-    projectIds: null,
-    tokenId: null,
-    tokenKind: null,
-    sessionId: randomUUID(),
-    reauthAt: new Date(),
-    source: 'ui',
-    door: 'console',
-  };
-  return { sql: db.sql, principal, now: () => new Date() };
-}
+const ctxOf = (side: { ws: Workspace; admin: Person }): Ctx => consoleAdminCtx(db.sql, side);
 
 /** A job queued by the core for the workspace, then failed for good through graphile-worker's public function. */
 async function failedJob(ws: Workspace): Promise<string> {
