@@ -108,6 +108,9 @@ export const mail: Scenario = {
         );
       } finally {
         await worker.stop();
+        // its password is sealed with this scenario's key, which later scenarios' services do not
+        // hold: a service refuses to start over a mailbox it cannot open (issue 26)
+        await env.sql`delete from mailboxes where workspace_id = ${ws}`;
       }
     } finally {
       await imap.stop();
