@@ -331,6 +331,41 @@ describe('GET /my: one statement', () => {
       await counting.end();
     }
   });
+
+  it('carries its page sizes as literals, so its cached plan is kept at any table size', async () => {
+    // `limit $n` makes a generic plan assume a tenth of the rows: at 1,000,000 tickets the assigned
+    // and dueSoon pages (one LATERAL page per open state) were costed at 10x, PostgreSQL never took
+    // the cached plan and planned the statement anew on every call (as long again as running it)
+    const statements: { query: string; params: unknown[] }[] = [];
+    const counting: Db = connect(app.db.url, { max: 1, debug: (_c, query, params) => statements.push({ query, params }) });
+    try {
+      await counting`select 1`;
+      for (const [who, limit] of [
+        ['busy', undefined],
+        ['member', 7],
+        ['client', undefined],
+      ] as const) {
+        const { token } = await makeToken(app.db.sql, ws, people[who]!);
+        const principal = await app.verifier.verify(token, ws.slug, new Date());
+        statements.length = 0;
+        const res = await runOp(getMyWork, { sql: counting, principal, now: () => NOW }, limit ? { limit } : {});
+        const want = expected(caller(who));
+        for (const list of ['assigned', 'reported', 'watching', 'dueSoon'] as const)
+          expect(res[list].map((t) => t.id)).toEqual(want[list].slice(0, limit ?? 50));
+        const [{ query, params }] = statements as [{ query: string; params: unknown[] }];
+        expect(query).not.toMatch(/limit \$\d/);
+        expect(query.match(/limit (\d+)/g)).toEqual(Array(6).fill(`limit ${limit ?? 50}`));
+        // and the cached plan is taken: custom plans for the first five calls only
+        await counting.unsafe('deallocate all');
+        for (let i = 0; i < 8; i++) await counting.unsafe(query, params as never[], { prepare: true });
+        const [plans] = await counting<[{ generic: number; custom: number }]>`
+          select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${query}`;
+        expect(plans).toEqual({ generic: 3, custom: 5 });
+      }
+    } finally {
+      await counting.end();
+    }
+  });
 });
 
 describe('GET /my: access', () => {
