@@ -43,3 +43,35 @@ export function seqScanVerdict(plan: string): string {
   const seq = plan.split('\n').filter((l) => /Seq Scan on tickets\b/.test(l));
   return seq.length ? `sequential scan over tickets: YES (${seq.length} node(s))` : 'sequential scan over tickets: none (index scans only)';
 }
+
+/**
+ * How PostgreSQL plans the operation's main statement (the longest it sends) when one connection
+ * runs it `calls` times as the service does (prepared): how many calls got the cached generic
+ * plan and how many were planned afresh (`plan_cache_mode = auto` keeps planning afresh while the
+ * generic plan is costed above the custom ones), and what planning it afresh costs (EXPLAIN
+ * (SUMMARY) of the statement with its values: the minimum of three).
+ */
+export async function planCache(
+  dbUrl: string,
+  token: string,
+  op: (ctx: Ctx) => Promise<unknown>,
+  calls = 10,
+): Promise<{ generic: number; custom: number; planningMs: number }> {
+  const seen = await captureStatements(dbUrl, token, op);
+  const target = seen.filter((s) => /^\s*(with|select)/i.test(s.query)).sort((a, b) => b.query.length - a.query.length)[0];
+  if (!target) throw new Error('no statement captured');
+  const sql = connect(dbUrl, { max: 1 });
+  try {
+    for (let i = 0; i < calls; i++) await sql.unsafe(target.query, target.params as never[], { prepare: true });
+    const [plans] = await sql<[{ generic: number; custom: number }]>`
+      select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${target.query}`;
+    const planning: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const rows = await sql.unsafe(`explain (summary) ${target.query}`, target.params as never[]);
+      planning.push(Number(/Planning Time: ([\d.]+) ms/.exec(rows.map((r) => r['QUERY PLAN']).join('\n'))?.[1] ?? NaN));
+    }
+    return { ...plans!, planningMs: Math.min(...planning) };
+  } finally {
+    await sql.end();
+  }
+}

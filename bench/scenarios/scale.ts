@@ -9,7 +9,7 @@ import { connect, ensureDatabase, type Db } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { spawnGroup, waitUntil, type Spawned } from '../../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../../test/setup/global.ts';
-import { explainOperation } from '../explain.ts';
+import { explainOperation, planCache } from '../explain.ts';
 import { latency, serviceEnv, target, type Measured } from '../lib.ts';
 import type { Scenario } from '../scenario.ts';
 import { growBigWorkspace, seedBigWorkspace, type BigWorkspace } from '../seed.ts';
@@ -25,8 +25,10 @@ import { growBigWorkspace, seedBigWorkspace, type BigWorkspace } from '../seed.t
  * two are measured in alternating order, case by case and round after round
  * (BENCH_SCALE_ROUNDS), so drift in the machine's load falls on both sides. Beside the times,
  * the shared buffers each read touches (EXPLAIN ANALYZE BUFFERS of the operation's main
- * statement) at both sizes: the same comparison without the noise. Both databases are dropped
- * at the end.
+ * statement) at both sizes: the same comparison without the noise, and whether that statement
+ * keeps its cached plan at both sizes (a generic plan costed above the custom ones is never taken:
+ * the statement is planned on every call, a cost the buffers do not show). Both databases are
+ * dropped at the end.
  */
 export const scale: Scenario = {
   name: 'scale',
@@ -146,9 +148,13 @@ export const scale: Scenario = {
         const smallPlan = await warmExplain(urls.small, c);
         const largePlan = await warmExplain(urls.large, c);
         const [bs, bl] = [buffers(smallPlan), buffers(largePlan)];
+        // the other way a read grows with the table: its cached plan costed above a custom one, so planned on every call
+        const [ps, pl] = [await planCache(urls.small, c.token, c.op), await planCache(urls.large, c.token, c.op)];
+        const plans = (x: typeof ps) => `${x.generic} generic / ${x.custom} custom`;
         notes.push(
           `${c.name}: p50 ${median(e.small).toFixed(2)} → ${median(e.large).toFixed(2)} ms (per round ${perRound(e)}); ` +
-            `main statement's shared buffers ${bs} → ${bl} (${(bl / Math.max(bs, 1)).toFixed(2)}x), execution ${execution(smallPlan)} → ${execution(largePlan)} ms`,
+            `main statement's shared buffers ${bs} → ${bl} (${(bl / Math.max(bs, 1)).toFixed(2)}x), execution ${execution(smallPlan)} → ${execution(largePlan)} ms; ` +
+            `plans over 10 calls ${plans(ps)} → ${plans(pl)}, planning it afresh ${ps.planningMs.toFixed(2)} → ${pl.planningMs.toFixed(2)} ms`,
           verdict,
         );
         // the evidence when a read grows with the tickets: both plans
