@@ -12,6 +12,7 @@ import { recordNumber, takeNumber } from './numbering.ts';
 import { checkParentChain, clearParentEstimate } from './parent.ts';
 import { CLIENT_EDITABLE_FIELDS } from '../access/permissions.ts';
 import { defineOp } from '../operation.ts';
+import { settledLater } from '../settled-later.ts';
 import { createTicketInput, type CreateTicketInput } from './schemas.ts';
 import { getTicketSummary, type TicketSummary } from './summary.ts';
 import { ticketSummarySchema } from './summary-schema.ts';
@@ -44,21 +45,32 @@ export const createTicket = defineOp({
       const now = ctx.now();
       const ticketId = randomUUID();
       const { project, wf, labelIds } = await checkCreate(ctx, input, ticketId);
-      await recordNumber(sql, p.workspaceId, input.projectId, number, ticketId);
       const billingClientId = input.billingClientId === undefined ? (project?.billingClientId ?? null) : input.billingClientId;
-      await sql`
+      // The writes go out together (one round trip; the connection runs them in the order they are
+      // started: a postgres.js query starts when awaited, hence `execute()`). The new
+      // row's updated_at is what recordEvents' touch would make it (greatest(now, now + 1 ms)),
+      // so the events skip that UPDATE of a row this transaction just wrote.
+      const touchedAt = new Date(now.getTime() + 1);
+      const writes: Promise<unknown>[] = [
+        recordNumber(sql, p.workspaceId, input.projectId, number, ticketId),
+        sql`
       insert into tickets (id, workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
                            billing_client_id, estimate_minutes, start_date, due_date, parent_id, source, started_by, closed_at, created_at, updated_at)
       values (${ticketId}, ${p.workspaceId}, ${input.projectId}, ${number}, ${input.title}, ${input.description ?? ''}, ${wf.kindId}, ${wf.stateId},
               ${wf.priorityId}, ${input.assigneeId ?? null}, ${p.identityId}, ${billingClientId}, ${input.estimateMinutes ?? null},
               ${input.startDate ?? null}::date, ${input.dueDate ?? null}::date, ${input.parentId ?? null}, ${p.source}, ${isClientRole(p.role) ? 'client' : 'workspace'},
-              ${wf.stateCategory === 'closed' ? now : null}, ${now}, ${now})`;
+              ${wf.stateCategory === 'closed' ? now : null}, ${now}, ${touchedAt})`.execute(),
+      ];
       if (labelIds.length > 0) {
-        await sql`insert into ticket_labels (ticket_id, label_id) select ${ticketId}, unnest(${labelIds}::uuid[])`;
+        writes.push(sql`insert into ticket_labels (ticket_id, label_id) select ${ticketId}, unnest(${labelIds}::uuid[])`.execute());
       }
       const events: NewEvent[] = [{ workspaceId: p.workspaceId, ticketId, kind: 'created', actorId: p.identityId }];
-      if (input.parentId) events.push(...(await clearParentEstimate(sql, p, input.parentId)));
-      await recordEvents(sql, events, now);
+      if (input.parentId) {
+        await Promise.all(writes.splice(0));
+        events.push(...(await clearParentEstimate(sql, p, input.parentId)));
+      }
+      writes.push(recordEvents(sql, events, now, { touched: [ticketId] }));
+      await Promise.all(writes);
       return ticketId;
     });
     const summary = await getTicketSummary(ctx, id);
@@ -77,17 +89,24 @@ async function checkCreate(ctx: Ctx, input: CreateTicketInput, ticketId?: string
   const { sql } = ctx;
   const p = ctx.principal;
   const client = isClientRole(p.role);
-  const project = input.projectId === null ? null : await loadProject(sql, p, input.projectId);
+  // The lookups are independent: sent together (one round trip inside the transaction), their
+  // refusals still come in the order below.
+  const projectRead = settledLater(input.projectId === null ? Promise.resolve(null) : loadProject(sql, p, input.projectId));
+  const wfRead = settledLater(resolveWorkflow(sql, p.workspaceId, input));
+  const labelsRead = settledLater(checkLabels(sql, p.workspaceId, input.labelIds ?? []));
+  const assigneeRead = settledLater(input.assigneeId ? checkAssignee(sql, p.workspaceId, input.assigneeId, input.projectId) : Promise.resolve());
+  const billingRead = settledLater(input.billingClientId ? checkBillingClient(sql, p.workspaceId, input.billingClientId, input.projectId) : Promise.resolve());
+  const project = await projectRead;
   authorize(ctx, 'tickets.create', null, { into: project });
   if (client) assertClientFields(input);
-  const locking = ticketId !== undefined;
-  if (input.parentId && locking) await lockTicketGraph(sql, p.workspaceId, 'parents');
-  const wf = await resolveWorkflow(sql, p.workspaceId, input);
+  const wf = await wfRead;
   if (client && input.stateId && !wf.stateClientAllowed)
     throw forbidden('state_forbidden', { field: 'stateId' }, 'Client users may not start a ticket in this state.');
-  const labelIds = await checkLabels(sql, p.workspaceId, input.labelIds ?? []);
-  if (input.assigneeId) await checkAssignee(sql, p.workspaceId, input.assigneeId, input.projectId);
-  if (input.billingClientId) await checkBillingClient(sql, p.workspaceId, input.billingClientId, input.projectId);
+  const labelIds = await labelsRead;
+  await assigneeRead;
+  await billingRead;
+  const locking = ticketId !== undefined;
+  if (input.parentId && locking) await lockTicketGraph(sql, p.workspaceId, 'parents');
   if (input.parentId) {
     if (!(await isVisible(ctx, input.parentId))) throw notFound(undefined, { field: 'parentId' }, 'No such parent ticket.');
     if (locking) await holdTickets(sql, [input.parentId]);

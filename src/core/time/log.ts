@@ -10,6 +10,8 @@ import { HUMAN_ID_PATTERN } from '../tickets/ref.ts';
 import { assertWithinHorizon, clockSchema, dateSchema, lockTicketRow, MAX_ENTRY_MINUTES, noteSchema, staffMember } from './common.ts';
 import { localDate, normaliseClock } from './dates.ts';
 import { defineOp } from '../operation.ts';
+import { settledLater } from '../settled-later.ts';
+import { UUID_PATTERN } from '../validation.ts';
 import { idSchema } from '../response-schema.ts';
 
 export const logTimeInput = z.object({
@@ -39,7 +41,11 @@ export const logTime = defineOp({
   run: async (ctx, body): Promise<{ id: string }> => {
     const p = ctx.principal;
     const { sql } = ctx;
-    // three independent reads, pipelined on the transaction's connection (a human id is resolved in each)
+    // A ticket named by its UUID is held first: one round trip with the three independent reads
+    // (pipelined on the transaction's connection; a human id is resolved in each), and a
+    // concurrent DELETE then waits for this transaction from the start. A human id is held once
+    // loaded, as before.
+    const early = UUID_PATTERN.test(body.ticketId) ? settledLater(holdTickets(sql, [body.ticketId.toLowerCase()])) : null;
     const [ticket, member, existing] = await Promise.all([
       loadTicket(ctx, body.ticketId),
       staffMember(sql, p.workspaceId, p.identityId, body.ticketId),
@@ -51,13 +57,15 @@ export const logTime = defineOp({
     const now = ctx.now();
     const today = localDate(now, me.timezone);
     assertWithinHorizon(body.spentOn, today, 'spentOn');
+    // held early: deleted before the hold (the reads then found no ticket, so not reached)
+    if (early) await early;
     let period = existing;
     if (!period) {
       // Opening periods takes a workspace-wide lock; take the ticket's row lock first, the order
       // every other time write uses, so the two cannot deadlock. The common path locks nothing early.
       await lockTicketRow(sql, ticket.id);
       period = await periodForDate(sql, p.workspaceId, body.spentOn, today);
-    } else {
+    } else if (!early) {
       // keeps a concurrent DELETE of the ticket from landing between these checks and the insert
       await holdTickets(sql, [ticket.id]);
     }
@@ -69,7 +77,7 @@ export const logTime = defineOp({
                                 spent_on, started_at, timezone, minutes, note, billable, created_by, created_at, updated_at)
       values (${id}, ${p.workspaceId}, ${ticket.id}, ${p.identityId}, ${ticket.projectId}, ${ticket.billingClientId}, ${me.categoryId}, ${period.id},
               ${body.spentOn}::date, ${body.startedAt ? normaliseClock(body.startedAt) : null}::time, ${me.timezone}, ${body.minutes},
-              ${body.note ?? null}, ${body.billable}, ${p.identityId}, ${now}, ${now})`;
+              ${body.note ?? null}, ${body.billable}, ${p.identityId}, ${now}, ${now})`.execute(); // started now: before the event's statements
     const event = recordEvent(
       sql,
       {
