@@ -8,9 +8,22 @@ import { runOp } from '../src/core/operation.ts';
 import { recordEvent } from '../src/core/tickets/events.ts';
 import { getTicketPage } from '../src/core/tickets/get.ts';
 import { listTickets } from '../src/core/tickets/list.ts';
+import { readTicketPage } from '../src/core/tickets/read.ts';
 import { connect, type Db } from '../src/db/connect.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { addViewers, makeComment, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
+import {
+  addViewers,
+  makeClient,
+  makeComment,
+  makeLink,
+  makeProject,
+  makeTicket,
+  makeToken,
+  makeUser,
+  makeWorkspace,
+  type Person,
+  type Workspace,
+} from './helpers/factories.ts';
 
 /**
  * The read paths' statements (ticket page, list, board, board column, my work): what makes them
@@ -145,5 +158,70 @@ describe('read statements', () => {
     const page2 = await app.call('GET', `${base}/board/${column.state.id}?limit=1&cursor=${column.nextCursor}`, { token: ownerToken });
     expect(page2.status).toBe(200);
     expect(page2.body.items).toHaveLength(1);
+  });
+
+  it('GET /tickets/{ref} sends the JSON PostgreSQL wrote, unparsed, with the rendered html, canRemove, time and permissions beside it: the same page as the object form', async () => {
+    const sql = app.db.sql;
+    const acme = await makeClient(sql, ws, { name: 'Acme "Quoted" \\ Co' });
+    const clientUser = await makeUser(sql, ws, { role: 'client', clientId: acme.id, name: 'Carla Client' });
+    const project = await makeProject(sql, ws, { billingClientId: acme.id, members: [{ person: named }] });
+    const hostile = 'Hi <script>alert(1)</script> **bold** [x](javascript:alert(1)) ![pixel](https://track.example/p.gif)\n\n\u2028 "q" \\ \u001f\u001e end';
+    const t = await makeTicket(sql, ws, {
+      projectId: project.id,
+      reporterId: clientUser.id,
+      assigneeId: named.id,
+      title: 'Page "text" \\ ü',
+      description: hostile,
+    });
+    const other = await makeTicket(sql, ws, { projectId: project.id, reporterId: named.id, title: 'Other' });
+    const child = await makeTicket(sql, ws, { projectId: project.id, reporterId: named.id, title: 'Child' });
+    await sql`update tickets set parent_id = ${t.id} where id = ${child.id}`;
+    await makeLink(sql, ws, { sourceId: t.id, targetId: other.id, kind: 'blocks' });
+    await makeLink(sql, ws, { sourceId: other.id, targetId: t.id, kind: 'duplicates' });
+    const at = Date.now() - 60_000;
+    await makeComment(sql, ws, { ticketId: t.id, body: hostile, audience: 'client', authorId: clientUser.id, createdAt: new Date(at) });
+    await makeComment(sql, ws, { ticketId: t.id, body: 'internal *only*', audience: 'internal', authorId: named.id, createdAt: new Date(at + 1) });
+    await makeComment(sql, ws, { ticketId: t.id, body: 'plain', audience: 'client', authorId: null, createdAt: new Date(at + 2) });
+    await addViewers(sql, t.id, [named.id, owner.id], named.id);
+    for (const payload of [
+      { field: 'title', old: 'a', new: 'b' },
+      { field: 'priority', old: 'low', new: 'high' },
+    ]) {
+      await recordEvent(sql, { workspaceId: ws.id, ticketId: t.id, kind: 'field_changed', actorId: named.id, payload }, new Date());
+    }
+    const path = `/api/w/${ws.slug}/tickets/${t.id}`;
+    for (const person of [owner, named, clientUser]) {
+      const { token } = await makeToken(sql, ws, person);
+      const p = await principalOf(person);
+      const ctx: Ctx = { sql, principal: p, now: () => new Date() };
+      const res = await app.call('GET', path, { token });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const read = await runOp(readTicketPage, ctx, { ref: t.id });
+      if (read.status !== 200) throw new Error('expected the page');
+      expect(res.headers.get('etag')).toBe(read.etag);
+      expect(res.body).toEqual(JSON.parse(JSON.stringify(read.page)));
+      const page = res.body as { comments: { bodyHtml: string; audience: string }[]; descriptionHtml: string; viewers: { canRemove: boolean }[] };
+      // the sanitiser ran over what went out
+      for (const html of [page.descriptionHtml, ...page.comments.map((c) => c.bodyHtml)]) {
+        expect(html).not.toMatch(/<script|href="javascript:|<img/);
+      }
+      expect(page.descriptionHtml).toContain('<strong>bold</strong>');
+      expect(page.comments.map((c) => c.audience)).toEqual(person === clientUser ? ['client', 'client'] : ['client', 'internal', 'client']);
+      expect(page.viewers.length).toBe(3);
+      if (person === owner) expect(page.viewers.filter((v) => v.canRemove)).toHaveLength(2);
+      if (person === clientUser) expect(res.body).not.toHaveProperty('billing');
+      else expect(res.body).toHaveProperty('billing');
+      // PostgreSQL's spacing (`"key" : value`, which JSON.stringify never writes): not parsed and written again
+      const raw = await fetch(`${app.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const text = await raw.text();
+      expect(text).toMatch(/^\{"id" : "[0-9a-f-]{36}", "humanId" : "/);
+      expect(text).toMatch(/"events":\[\{"id" : "/);
+      expect(text).toMatch(/"comments":\[\{"id" : "[0-9a-f-]{36}", "body" : "[^]*?","bodyHtml":"/);
+      // and the ETag still answers 304 without the page
+      const again = await app.call('GET', path, { token, headers: { 'if-none-match': read.etag } });
+      expect(again.status).toBe(304);
+      expect(again.headers.get('etag')).toBe(read.etag);
+    }
   });
 });

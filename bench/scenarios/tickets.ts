@@ -1,7 +1,7 @@
 import { encodeUpdatedCursor } from '../../src/core/tickets/cursor.ts';
 import { runOp } from '../../src/core/operation.ts';
 import { listTickets, listTicketsJson } from '../../src/core/tickets/list.ts';
-import { readTicketPage } from '../../src/core/tickets/read.ts';
+import { readTicketPageJson } from '../../src/core/tickets/read.ts';
 import { captureStatements, explainOperation, seqScanVerdict } from '../explain.ts';
 import { latency, sqlLatency, target, type Measured } from '../lib.ts';
 import type { Scenario } from '../scenario.ts';
@@ -47,8 +47,9 @@ export const tickets: Scenario = {
     const pageUrl = `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`;
     // the route's own operation (the text form: PostgreSQL's JSON passed through, nothing parsed), so
     // the direct side runs exactly the statements the API sends; the object form's parse is not the API's
+    // (the page likewise: readTicketPageJson, the route's operation, its json columns as text)
     const listSql = await captureStatements(env.dbUrl, big.restrictedToken, (ctx) => runOp(listTicketsJson, ctx, {}));
-    const pageSql = await captureStatements(env.dbUrl, big.busyToken, (ctx) => runOp(readTicketPage, ctx, { ref: big.heavyRef }));
+    const pageSql = await captureStatements(env.dbUrl, big.busyToken, (ctx) => runOp(readTicketPageJson, ctx, { ref: big.heavyRef }));
     const overhead: string[] = [];
     for (const connections of [1, 4]) {
       const pairs: [string, string, Record<string, string>, typeof listSql][] = [

@@ -5,10 +5,24 @@ import type { Ctx } from '../ctx.ts';
 import { notFound } from '../errors.ts';
 import { loadTicket } from './load.ts';
 import { renderMarkdown } from './markdown.ts';
-import { attachmentsSql, billingSql, codehostSql, commentsSql, eventsSql, linksSql, viewersSql, type CommentWindow } from './page-sql.ts';
+import {
+  attachmentsSql,
+  billingSql,
+  codehostSql,
+  commentsSql,
+  commentsTextSql,
+  eventsSql,
+  ITEM,
+  linksSql,
+  PART,
+  viewersSql,
+  viewersTextSql,
+  type CommentWindow,
+} from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
 import { ticketPermissions, type TicketPermissions } from '../access/permissions.ts';
-import { summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
+import { isoSql, summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
+import { jsonText, type JsonText } from '../json-text.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
 import type { Comment } from '../comments/present.ts';
@@ -166,6 +180,82 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
     ...(window ? { commentsOmitted: Math.max(0, row.summary.commentCount - row.comments.length) } : {}),
   };
 }
+
+interface PageTextRow {
+  id: string;
+  updatedAt: string;
+  summary: string;
+  description: string;
+  source: string;
+  startedBy: string;
+  archived: boolean;
+  closedAt: string | null;
+  viewers: string;
+  billing: string | null;
+  comments: string;
+  events: string;
+  attachments: string;
+  links: string;
+  codehost: string;
+}
+
+/** The whole page as JSON text, with what its ETag is computed from (the page's own id and updatedAt). */
+export interface TicketPageText {
+  id: string;
+  updatedAt: string;
+  page: JsonText;
+}
+
+/**
+ * The same page as `buildTicketPage` (every comment in full) as JSON text for the REST door: the
+ * parts PostgreSQL builds (summary, events, attachments, links, codehost, billing, each comment and
+ * viewer object) are passed through unparsed; the web process adds what needs its rules, each beside
+ * the text it belongs to: descriptionHtml and each comment's bodyHtml (renderMarkdown, sanitised,
+ * cached by source), each viewer's canRemove, time and permissions. The keys come in the object
+ * form's order. Same statement shape as the object form, its json columns selected as text.
+ */
+export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise<TicketPageText> {
+  const { sql, principal: p } = ctx;
+  const client = isClientRole(p.role);
+  const [row] = await sql<PageTextRow[]>`
+    select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryJson(sql, p)}::text as summary,
+           t.description, t.source, t.started_by as "startedBy", t.archived,
+           to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
+           ${viewersTextSql(sql)} as viewers,
+           ${client ? sql`null::text` : sql`${billingSql(sql, p)}::text`} as billing,
+           ${commentsTextSql(sql, p)} as comments,
+           ${eventsSql(sql, p)}::text as events,
+           ${attachmentsSql(sql, p)}::text as attachments,
+           ${linksSql(sql, p)}::text as links,
+           ${codehostSql(sql)}::text as codehost
+    from tickets t
+    ${summaryJoins(sql)}
+    where t.id = ${facts.id} and ${visibleTicket(sql, p)}`;
+  if (!row) throw notFound(undefined, undefined, 'No such ticket.');
+  const permissions = ticketPermissions(p, facts);
+  const time = await ticketPageTime(ctx, facts);
+  const viewers = splitItems(row.viewers).map((v) => {
+    const [object, identityId] = v.split(PART) as [string, string];
+    const canRemove = ticketRuleHolds(p, 'viewers.remove', facts, permissions, { viewer: identityId });
+    return `${object.slice(0, -1)},"canRemove":${canRemove}}`;
+  });
+  const comments = splitItems(row.comments).map((c) => {
+    const [head, rest] = c.split(PART) as [string, string];
+    const { body } = JSON.parse(head) as { body: string };
+    return `${head.slice(0, -1)},"bodyHtml":${JSON.stringify(renderMarkdown(body))},${rest.slice(1)}`;
+  });
+  const str = JSON.stringify;
+  // row.summary is one json object: its closing brace is its last character
+  const text =
+    `${row.summary.slice(0, -1)},"description":${str(row.description)},"descriptionHtml":${str(renderMarkdown(row.description))}` +
+    `,"source":${str(row.source)},"startedBy":${str(row.startedBy)},"archived":${row.archived},"closedAt":${str(row.closedAt)}` +
+    `,"viewers":[${viewers.join(',')}]${client || row.billing === null ? '' : `,"billing":${row.billing}`}` +
+    `,"comments":[${comments.join(',')}],"events":${row.events},"attachments":${row.attachments},"links":${row.links}` +
+    `,"time":${str(time)},"codehost":${row.codehost},"permissions":${str(permissions)}}`;
+  return { id: row.id, updatedAt: row.updatedAt, page: jsonText(text) };
+}
+
+const splitItems = (joined: string): string[] => (joined === '' ? [] : joined.split(ITEM));
 
 /** GET /tickets/{ref}: the full page of a visible ticket; unknown or invisible is 404 `not_found`. */
 export async function getTicketPage(ctx: Ctx, ref: string, opts: TicketPageOptions = {}): Promise<TicketPage> {

@@ -25,17 +25,24 @@ function refPairs(sql: Db, alias: string): Fragment {
               from workflow_states rs where rs.id = ${o}.state_id)`;
 }
 
-/** Viewers: the ticket_viewers rows plus the reporter, who is always a viewer (isReporter) and never removable. */
-export function viewersSql(sql: Db): Fragment {
-  return sql`coalesce((
-    select json_agg(json_build_object(
+/**
+ * Separators of the text forms below: PostgreSQL's json escapes every control character inside
+ * strings and writes none outside them, so these two never occur in the JSON text they join.
+ */
+export const PART = '\x1f';
+export const ITEM = '\x1e';
+
+/** A viewer's object, its order and its rows: the ticket_viewers rows plus the reporter, who is always a viewer (isReporter). */
+function viewerParts(sql: Db) {
+  return {
+    object: sql`json_build_object(
              'identityId', vi.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, 'vi')}, 'email', vi.email,
              'kind', case when vi.kind = 'agent' or vm.role = 'agent' then 'agent'
                           -- a sender known only from email (no membership) is outside the workspace: a client person
                           when vm.role is null or vm.role in ('client', 'client_elevated') then 'client' else 'workspace' end,
-             'clientName', vc.name, 'addedBy', ${personOrNull(sql, 'va')}, 'isReporter', vi.id is not distinct from t.reporter_id)
-           order by (vi.id is not distinct from t.reporter_id) desc, vv.created_at, vi.id)
-    from (select v.identity_id, v.added_by, v.created_at from ticket_viewers v where v.ticket_id = t.id
+             'clientName', vc.name, 'addedBy', ${personOrNull(sql, 'va')}, 'isReporter', vi.id is not distinct from t.reporter_id)`,
+    order: sql`(vi.id is not distinct from t.reporter_id) desc, vv.created_at, vi.id`,
+    from: sql`(select v.identity_id, v.added_by, v.created_at from ticket_viewers v where v.ticket_id = t.id
           union all
           select t.reporter_id, null::uuid, t.created_at
           where t.reporter_id is not null
@@ -43,7 +50,24 @@ export function viewersSql(sql: Db): Fragment {
     join identities vi on vi.id = vv.identity_id
     left join memberships vm on vm.workspace_id = t.workspace_id and vm.identity_id = vi.id
     left join clients vc on vc.id = vm.client_id
-    left join identities va on va.id = vv.added_by), '[]'::json)`;
+    left join identities va on va.id = vv.added_by`,
+  };
+}
+
+/** Viewers without canRemove (a rule computed in JS), as a json array; the reporter is never removable. */
+export function viewersSql(sql: Db): Fragment {
+  const v = viewerParts(sql);
+  return sql`coalesce((select json_agg(${v.object} order by ${v.order}) from ${v.from}), '[]'::json)`;
+}
+
+/**
+ * The same viewers as text for the page's text form: each viewer's JSON object, PART, its
+ * identity id; viewers joined by ITEM; '' when none. The web process adds canRemove to each
+ * object without parsing it.
+ */
+export function viewersTextSql(sql: Db): Fragment {
+  const v = viewerParts(sql);
+  return sql`coalesce((select string_agg(${v.object}::text || chr(31) || vi.id::text, chr(30) order by ${v.order}) from ${v.from}), '')`;
 }
 
 /**
@@ -84,6 +108,26 @@ export interface CommentWindow {
  * a window, only the latest `latestComments`, bodies longer than `commentChars` cut and ended by "…".
  */
 export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null = null): Fragment {
+  const c = commentParts(sql, p, window);
+  return sql`coalesce((
+    select json_agg(json_build_object('id', c.id, 'body', ${c.body}, ${c.rest}) order by ${c.order})
+    from ${c.from}), '[]'::json)`;
+}
+
+/**
+ * Every readable comment in full as text, for the page's text form: each comment's `{"id", "body"}`
+ * object, PART, the object of its other keys (audience .. edited); comments joined by ITEM; '' when
+ * none. The web process puts bodyHtml between the two without parsing the rest.
+ */
+export function commentsTextSql(sql: Db, p: Principal): Fragment {
+  const c = commentParts(sql, p, null);
+  return sql`coalesce((
+    select string_agg(json_build_object('id', c.id, 'body', ${c.body})::text || chr(31) || json_build_object(${c.rest})::text, chr(30)
+                      order by ${c.order})
+    from ${c.from}), '')`;
+}
+
+function commentParts(sql: Db, p: Principal, window: CommentWindow | null) {
   const body = window
     ? sql`case when length(c.body) > ${window.commentChars}::int then left(c.body, ${window.commentChars}::int) || '…' else c.body end`
     : sql`c.body`;
@@ -93,18 +137,19 @@ export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null 
     ? sql`(select * from comments c where ${readable} order by c.created_at desc, c.id desc limit ${window.latestComments}::int) c`
     : sql`comments c`;
   const where = window ? sql`` : sql`where ${readable}`;
-  return sql`coalesce((
-    select json_agg(json_build_object(
-             'id', c.id, 'body', ${body}, 'audience', c.audience,
+  return {
+    body,
+    rest: sql`'audience', c.audience,
              'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', ${personNameSql(sql, sql`c.workspace_id`, 'ci')}, 'clientName', cc.name) end,
              'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
-             'edited', c.updated_at > c.created_at)
-           order by c.created_at, c.id)
-    from ${rows}
+             'edited', c.updated_at > c.created_at`,
+    order: sql`c.created_at, c.id`,
+    from: sql`${rows}
     left join identities ci on ci.id = c.author_id
     left join memberships cm on cm.workspace_id = c.workspace_id and cm.identity_id = c.author_id
     left join clients cc on cc.id = cm.client_id
-    ${where}), '[]'::json)`;
+    ${where}`,
+  };
 }
 
 /**

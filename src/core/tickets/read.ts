@@ -3,7 +3,8 @@ import { MAX_COMMENT_LENGTH } from '../comments/create.ts';
 import { COMMENT_PAGE_MAX } from '../comments/list.ts';
 import { defineOp } from '../operation.ts';
 import { etagMatches, ticketEtag } from './etag.ts';
-import { buildTicketPage, type TicketPage } from './get.ts';
+import { buildTicketPage, buildTicketPageText, type TicketPage } from './get.ts';
+import type { JsonText } from '../json-text.ts';
 import { loadTicket } from './load.ts';
 import { ticketPageSchema } from './page-schema.ts';
 import { ticketRef } from './schemas.ts';
@@ -43,5 +44,26 @@ export const readTicketPage = defineOp({
     if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
     const page = await buildTicketPage(ctx, facts, { comments });
     return { status: 200, etag: ticketEtag(page), page };
+  },
+});
+
+export type TicketPageTextRead = { status: 200; etag: string; page: JsonText } | { status: 304; etag: string };
+
+/**
+ * GET /tickets/{ref} as the REST door sends it: `readTicketPage` with every comment in full, the
+ * page as JSON text (buildTicketPageText: PostgreSQL's JSON passed through, not parsed and written
+ * again). Same action, same ETag and 304, same answer once parsed.
+ */
+export const readTicketPageJson = defineOp({
+  name: 'tickets.read.json',
+  action: 'tickets.read',
+  input: readTicketInput.omit({ comments: true }),
+  output: ticketPageReadSchema,
+  run: async (ctx, { ref, ifNoneMatch }): Promise<TicketPageTextRead> => {
+    const facts = await loadTicket(ctx, ref);
+    const current = ticketEtag(facts);
+    if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
+    const { page, ...version } = await buildTicketPageText(ctx, facts);
+    return { status: 200, etag: ticketEtag(version), page };
   },
 });
