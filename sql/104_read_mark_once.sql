@@ -10,6 +10,12 @@
 -- transaction is remembered in a transaction-local setting (`wt.read_marked`, reverted with its
 -- transaction or savepoint) and later notes of it are not made; any other workspace noted during
 -- the commit is still numbered then.
+--
+-- Taking a ticket number (src/core/tickets/numbering.ts: `update projects set next_number`, a
+-- statement and transaction of its own before every create) numbered the workspace's mark too,
+-- in a commit of its own, though no board or "my work" answer reads next_number. The projects
+-- update trigger now names that column (the trigger's second argument): an UPDATE that changed
+-- nothing else notes nothing.
 
 -- Whether this transaction already numbered the workspace's mark.
 create function read_mark_done(ws uuid) returns boolean language sql stable as $$
@@ -57,6 +63,15 @@ begin
       insert into read_mark_pending (workspace_id)
       select distinct r.workspace_id from old_rows r where not read_mark_done(r.workspace_id) order by 1 on conflict do nothing;
     else
+      -- tg_argv[1]: a column no such answer reads; rows that changed only there are no change
+      -- (nested: the query is planned only for a table that passes the argument, which has an id)
+      if tg_nargs > 1 then
+        if not exists (
+          select 1 from new_rows n join old_rows o on o.id = n.id where to_jsonb(n) - tg_argv[1] is distinct from to_jsonb(o) - tg_argv[1]
+        ) then
+          return null;
+        end if;
+      end if;
       insert into read_mark_pending (workspace_id)
       select u.workspace_id from (select r.workspace_id from new_rows r union select r.workspace_id from old_rows r) u
       where not read_mark_done(u.workspace_id) order by 1 on conflict do nothing;
@@ -72,3 +87,7 @@ begin
                  rows_sql, ws_sql);
   return null;
 end $$;
+
+drop trigger read_mark_update on projects;
+create trigger read_mark_update after update on projects referencing old table as old_rows new table as new_rows
+  for each statement execute function read_mark_follow('workspace', 'next_number');

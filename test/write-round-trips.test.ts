@@ -5,6 +5,7 @@ import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { runOp } from '../src/core/operation.ts';
 import { createTicket } from '../src/core/tickets/create.ts';
+import { takeNumber } from '../src/core/tickets/numbering.ts';
 import { logTime } from '../src/core/time/log.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { makePeriod, makeProject, makeToken, makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   traced = connect(app.db.url, { max: 1, debug: (_c, query) => seen.push(query.replace(/\s+/g, ' ').trim()) });
 });
 afterAll(async () => {
-  await traced.end();
+  await traced?.end();
   await app.close();
 });
 
@@ -64,17 +65,27 @@ describe('write statements (issue 25, load)', () => {
     await runOp(createTicket, ctx(), { projectId: project.id, title: 'first' });
     const [seq0, mark0] = [await seq(), await mark()];
     const created = await runOp(createTicket, ctx(), { projectId: project.id, title: 'numbered once' });
-    // once for the number taken in its own statement (projects is read by the board), once for the
-    // creating transaction, whose ticket insert, board counters settled at commit and change feed
-    // seq all note the workspace (sql/098 numbered it again for the notes made while the commit ran)
-    expect(await seq()).toBe(seq0 + 2);
+    // the ticket insert, the board counters settled at commit and the change feed's seq all note
+    // the workspace: numbered once (sql/098 numbered it again for the notes made while the commit
+    // ran, and once more for the number taken in a statement of its own)
+    expect(await seq()).toBe(seq0 + 1);
     const mark1 = await mark();
     expect(mark1).not.toBe(mark0);
     // a later transaction moves it again (the setting that remembers the numbering ended with its transaction)
     await runOp(logTime, ctx(), { ticketId: created.id, spentOn: new Date().toISOString().slice(0, 10), minutes: 5 });
     expect(await mark()).not.toBe(mark1);
-    expect(await seq()).toBe(seq0 + 3);
+    expect(await seq()).toBe(seq0 + 2);
     expect((await sql`select count(*)::int as n from read_mark_pending`)[0]!.n).toBe(0);
+  });
+
+  it('taking a ticket number moves no read mark; any other change to the project does', async () => {
+    const sql = app.db.sql;
+    const mark = async () => (await sql<{ n: string }[]>`select n::text from read_marks where workspace_id = ${ws.id}`)[0]?.n;
+    const before = await mark();
+    await takeNumber(sql, ws.id, project.id);
+    expect(await mark()).toBe(before);
+    await sql`update projects set name = name || ' (renamed)', next_number = next_number + 1 where id = ${project.id}`;
+    expect(await mark()).not.toBe(before);
   });
 
   it('logging time on a ticket named by UUID holds the ticket first, with its reads, not after them', async () => {
