@@ -17,37 +17,24 @@ type Fragment = ReturnType<Db>;
  *   and bank lines (they show what they would have cost) and for an unrated line.
  */
 export function pricedEntriesSql(sql: Db, workspaceId: string, period: RunPeriod): Fragment {
-  // The rate is looked up once per distinct (category, project, client, date) of the entries, not once per entry
-  // (issue 25: 20,000 entries share about 2,000 such keys); materialized, so the plan does not hang on statistics.
-  // A null category finds no rate, as before; the join key maps it to a uuid no category has.
-  const key = (alias: string) => sql`coalesce(${sql(alias)}.category_id, '00000000-0000-0000-0000-000000000000'::uuid)`;
   return sql`
-    with q as materialized (${qualifyingEntriesSql(sql, workspaceId, period)}),
-    w as materialized (select exists (select 1 from rates where workspace_id = ${workspaceId}) as priced),
-    k as materialized (
-      select k.category_key, k.category_id, k.project_id, k.client_id, k.spent_on, rt.hourly_minor
-      from (select distinct ${key('q')} as category_key, q.category_id, q.project_id, q.client_id, q.spent_on from q) k
-      join clients c on c.id = k.client_id
-      cross join w
-      left join lateral (
-        select r.hourly_minor from rates r
-        where w.priced and r.workspace_id = ${workspaceId} and r.category_id = k.category_id and r.currency = c.currency
-          and r.effective_from <= k.spent_on
-          and ((r.project_id is null and r.client_id is null) or r.project_id = k.project_id or r.client_id = k.client_id)
-        order by (r.project_id is not null) desc, (r.client_id is not null) desc, r.effective_from desc
-        limit 1
-      ) rt on true
-    )
     select q.*, m.currency, m.rate_minor, m.list_amount_minor,
            case when q.policy = 'paid' then m.list_amount_minor else case when m.currency is not null then 0 end end as amount_minor,
            (m.currency is not null and m.rate_minor is null) as unrated
-    from q
+    from (${qualifyingEntriesSql(sql, workspaceId, period)}) q
     join clients c on c.id = q.client_id
-    cross join w
-    join k on k.category_key = ${key('q')} and k.project_id = q.project_id and k.client_id = q.client_id and k.spent_on = q.spent_on
+    cross join lateral (select exists (select 1 from rates where workspace_id = ${workspaceId}) as priced) w
+    left join lateral (
+      select r.hourly_minor from rates r
+      where w.priced and r.workspace_id = ${workspaceId} and r.category_id = q.category_id and r.currency = c.currency
+        and r.effective_from <= q.spent_on
+        and ((r.project_id is null and r.client_id is null) or r.project_id = q.project_id or r.client_id = q.client_id)
+      order by (r.project_id is not null) desc, (r.client_id is not null) desc, r.effective_from desc
+      limit 1
+    ) rt on true
     cross join lateral (
-      select case when w.priced then c.currency end as currency, k.hourly_minor as rate_minor,
-             case when w.priced then coalesce(${lineAmountSql(sql, sql`q.minutes`, sql`k.hourly_minor`)}, 0) end as list_amount_minor
+      select case when w.priced then c.currency end as currency, rt.hourly_minor as rate_minor,
+             case when w.priced then coalesce(${lineAmountSql(sql, sql`q.minutes`, sql`rt.hourly_minor`)}, 0) end as list_amount_minor
     ) m`;
 }
 
