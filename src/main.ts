@@ -130,10 +130,11 @@ async function main(role: 'all' | 'web' | 'worker') {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  // A lost database connection rejects every query queued on it with one socket error; once in a
-  // full-suite run of test/outage.test.ts (1 of about 10) one of those rejections had no handler and
-  // Node's default ended the web process. Its owner was not found: such a rejection is logged and the
-  // process serves on (the request that owned it was answered 503). Anything else still ends it.
+  // A lost database connection rejects every query queued on it with one socket error. One such
+  // rejection had no handler and Node's default ended the process (1 run of about 10 of
+  // test/outage.test.ts, and test/pg-driver.test.ts in CI): postgres.js's own array-type fetch on a
+  // new connection, now caught by patches/postgres+3.4.9.patch. Should another appear, it is logged
+  // and the process serves on (the request that owned it was answered 503); anything else ends it.
   process.on('unhandledRejection', (reason: unknown) => {
     if (isConnectionError(reason)) {
       log.warn({ err: reason }, 'a database connection error that nothing awaited; serving on');

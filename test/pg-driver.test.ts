@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, waitUntil } from './helpers/spawn.ts';
 import { tcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
+import { connect, isConnectionError } from '../src/db/connect.ts';
 
 /**
  * Issue 20, defect 1: postgres.js 3.4.9 wrote to a connection's socket after it was nulled (a
@@ -106,6 +107,42 @@ describe('the database connection breaking under load', () => {
       }
     } finally {
       await sql.end({ timeout: 1 });
+    }
+  });
+
+  it('a connection reset while it fetches the array types fails its query and leaves no rejection unhandled', async () => {
+    // Every new connection first asks for the array types (postgres.js `fetch_types`); a reset then
+    // rejected that internal query where nothing awaited it, and Node ended the process (the CI
+    // failure of test above: `read ECONNRESET` from triggerUncaughtException).
+    const u = new URL(db.url);
+    let resets = 2;
+    const typesProxy = await tcpProxy(
+      { host: u.hostname, port: Number(u.port) },
+      { resetWhen: (chunk) => resets > 0 && chunk.includes('typcategory') && resets-- > 0 },
+    );
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    u.port = String(typesProxy.port);
+    const sql = connect(u.toString(), { max: 1 });
+    try {
+      const first = await sql`select 1 as one`.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(isConnectionError(first), String(first)).toBe(true);
+      const second = await sql`select 2 as two`.catch((err: unknown) => err);
+      if (resets > 0) expect(isConnectionError(second), String(second)).toBe(true);
+      expect(resets).toBe(0);
+      // Works again once the connection is left alone, and array types are parsed.
+      const [row] = await sql<{ xs: number[] }[]>`select array[1, 2]::int[] as xs`;
+      expect(row!.xs).toEqual([1, 2]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await sql.end({ timeout: 1 });
+      await typesProxy.close();
     }
   });
 });

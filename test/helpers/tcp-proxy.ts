@@ -9,8 +9,16 @@ export interface TcpProxy {
   close: () => Promise<void>;
 }
 
+export interface TcpProxyOptions {
+  /**
+   * Called with every chunk the client sends; true resets that connection (RST to the client, so
+   * its driver sees ECONNRESET, not an orderly close) instead of forwarding the chunk.
+   */
+  resetWhen?: (chunk: Buffer) => boolean;
+}
+
 /** A TCP proxy to `target` on a free port, so a test can break a client's connections while its server stays up. */
-export function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export function tcpProxy(target: { host: string; port: number }, options: TcpProxyOptions = {}): Promise<TcpProxy> {
   const pairs = new Set<[net.Socket, net.Socket]>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -23,7 +31,13 @@ export function tcpProxy(target: { host: string; port: number }): Promise<TcpPro
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      if (options.resetWhen?.(chunk)) {
+        pairs.delete(pair);
+        upstream.destroy();
+        client.resetAndDestroy();
+      } else upstream.write(chunk);
+    });
     upstream.pipe(client);
   });
   const cut = () => {
