@@ -255,3 +255,38 @@ it('the live refresh keeps the keyboard on the control it was on', async () => {
   expect(await page.getByRole('status').textContent()).toContain(`${allocateJob.task} paused`);
   await submit(page.getByRole('table', { name: /^Tasks/ }).getByRole('button', { name: `Resume ${allocateJob.task}` }));
 }, 60_000);
+
+it('the live refresh never puts back a field the operator typed in while it was under way', async () => {
+  await page.goto(`${app.base}/ops/jobs`);
+  const main = page.locator('main');
+  // hold the page's next refresh until the operator has typed (a refresh that started before the
+  // typing and answered after it wiped the search box: ops-console's search then sent "")
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let asked!: () => void;
+  const refreshAsked = new Promise<void>((r) => (asked = r));
+  const jobsPage = (url: URL) => url.pathname === '/ops/jobs';
+  await page.route(jobsPage, async (route) => {
+    if (!route.request().headers()['x-ops-refresh']) return route.continue();
+    asked();
+    await held;
+    await route.continue();
+  });
+  try {
+    await refreshAsked;
+    const box = page.getByLabel('Search jobs');
+    await box.fill('typed while refreshing');
+    await page.getByRole('heading', { level: 1 }).click(); // the field is left, its value not sent
+    const answered = page.waitForResponse((r) => r.request().headers()['x-ops-refresh'] === '1');
+    release();
+    await answered;
+    await page.waitForTimeout(300); // the answer's handler runs after the response
+    expect(await box.inputValue()).toBe('typed while refreshing');
+    const before = await main.getAttribute('data-refreshed');
+    await page.waitForTimeout(6_000); // a later refresh leaves the unsent value too
+    expect(await box.inputValue()).toBe('typed while refreshing');
+    expect(await main.getAttribute('data-refreshed')).toBe(before);
+  } finally {
+    await page.unroute(jobsPage);
+  }
+}, 60_000);

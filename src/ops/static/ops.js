@@ -30,10 +30,25 @@
       if (keyOf(all[i]) === key) return all[i].focus({ preventScroll: true });
     }
   }
+  // The operator is in a field, or changed one and has not sent it yet: a refresh would put the
+  // page's own values back (checked again when the answer arrives, which may be seconds later).
+  function editing() {
+    var active = document.activeElement;
+    if (active && main.contains(active) && active.matches('input, select, textarea')) return true;
+    var fields = main.querySelectorAll('input, select, textarea');
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (f.type === 'checkbox' || f.type === 'radio') {
+        if (f.checked !== f.defaultChecked) return true;
+      } else if (f.tagName === 'SELECT') {
+        for (var o = 0; o < f.options.length; o++) if (f.options[o].selected !== f.options[o].defaultSelected) return true;
+      } else if (f.type !== 'hidden' && f.value !== f.defaultValue) return true;
+    }
+    return false;
+  }
   function refresh() {
     // never replace a form the operator is typing in
-    if (document.hidden || (document.activeElement && main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')))
-      return;
+    if (document.hidden || editing()) return;
     fetch(location.href, { headers: { 'X-Ops-Refresh': '1' }, credentials: 'same-origin' })
       .then(function (r) {
         return r.ok ? r.text() : null;
@@ -41,7 +56,7 @@
       .then(function (text) {
         if (!text) return;
         var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
-        if (!next) return;
+        if (!next || editing()) return;
         var focused = keyOf(document.activeElement);
         main.innerHTML = next.innerHTML;
         localTimes(main);
