@@ -6,7 +6,35 @@ import { defineConfig } from 'vitest/config';
  * from its cache, else file size on a clean clone): with several files running at once, a long
  * one started late is the whole suite's tail. A name missing here only costs time, never a check.
  */
-const LONGEST = ['authz-matrix', 'authz-tenancy', 'fuzz', 'delivery-kill', 'mail-hostile-headers', 'ops-setup', 'outage', 'mail-intake'];
+const LONGEST = [
+  // by their duration in two whole runs at four files at once (session 9: a clean-clone CI run and a quiet run)
+  'delivery-kill',
+  'authz-matrix',
+  'ops-console',
+  'ops-setup',
+  'ops-phone',
+  'cli',
+  'mcp-stdio',
+  'documents-pdf-pool',
+  'crash-safety',
+  'ops-job-controls-browser',
+  'outage',
+  'fuzz',
+  'mcp-inspector',
+  'authz-tenancy',
+  'startup-checks',
+  'mail-settings',
+  'audit-doors',
+  'people-admin',
+  'mail-intake',
+  'documents-pdf',
+  'mail-hostile-headers',
+  'visibility-matrix',
+  'cli-setup',
+  'invitations',
+  'build',
+  'start',
+];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -258,8 +258,8 @@ async function checkSizes(p: Page, name: string): Promise<void> {
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `axe ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
     });
-    const shot = join(SHOTS, `${name}-${label}.png`);
-    await p.screenshot({ path: shot, fullPage: true });
+    const shot = join(SHOTS, `${name}-${label}.jpeg`);
+    await p.screenshot({ path: shot, fullPage: true, type: 'jpeg', quality: 80 });
     for (const problem of [...violations, ...(await p.evaluate(measure))]) problems.push(`${name} (${label}, ${shot}): ${problem}`);
   }
   await p.setViewportSize(DESKTOP);
