@@ -3,18 +3,12 @@ import { TokenVerifier } from './core/auth/token-verifier.ts';
 import { limitsFromConfig } from './core/limits/from-config.ts';
 import { loadSecretBox } from './core/mail/secret-box.ts';
 import { assertMailboxKey, SecretKeyMismatch } from './core/mail/secret-check.ts';
-import { mailFromConfig } from './jobs/machinery/mail-from-config.ts';
 import { outboundGuardFromConfig } from './core/net/outbound.ts';
-import { createPdfRenderer, findChromium } from './jobs/machinery/pdf.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
 import { isConnectionError } from './db/connect.ts';
 import { openDatabase } from './db/open.ts';
-import { buildApp } from './app.ts';
-import { drainHttp, listen } from './http/server.ts';
-import { markDraining } from './http/routes/health.ts';
-import { startWorker } from './jobs/worker.ts';
 import { makeLogger } from './log.ts';
 
 /** In-flight HTTP requests get this long after SIGTERM; then their connections are closed. */
@@ -23,6 +17,29 @@ const HTTP_DRAIN_MS = 10_000;
 const JOB_DRAIN_MS = 10_000;
 /** Past this the process exits non-zero whatever is still running. */
 const HARD_STOP_MS = 25_000;
+
+/**
+ * What only the web role runs (Koa, the router, MCP, OAuth) and what only the worker runs
+ * (graphile-worker's runner, Chromium's driver, IMAP and SMTP clients, the outbox server): loaded
+ * by the role that needs them, so a web process never loads playwright-core or imapflow and a
+ * worker never loads Koa or the MCP SDK (a smaller process that starts sooner).
+ */
+const webParts = async () => {
+  const [{ buildApp }, { drainHttp, listen }, { markDraining }] = await Promise.all([
+    import('./app.ts'),
+    import('./http/server.ts'),
+    import('./http/routes/health.ts'),
+  ]);
+  return { buildApp, drainHttp, listen, markDraining };
+};
+const workerParts = async () => {
+  const [{ mailFromConfig }, { createPdfRenderer, findChromium }, { startWorker }] = await Promise.all([
+    import('./jobs/machinery/mail-from-config.ts'),
+    import('./jobs/machinery/pdf.ts'),
+    import('./jobs/worker.ts'),
+  ]);
+  return { mailFromConfig, createPdfRenderer, findChromium, startWorker };
+};
 
 /** `npm start` runs web and worker in one process; the Procfile runs them apart (`web`, `worker`). */
 async function main(role: 'all' | 'web' | 'worker') {
@@ -44,7 +61,11 @@ async function main(role: 'all' | 'web' | 'worker') {
   // Drained in parallel on SIGTERM (new work is refused at once); then the listeners and the pool.
   const drains: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
+  // /readyz answers 503 from the first moment of a shutdown (set by the web role)
+  let markDraining = () => {};
   if (role !== 'worker') {
+    const { buildApp, drainHttp, listen, markDraining: draining } = await webParts();
+    markDraining = draining;
     const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
     // Demo credentials are printed by the embedded default only: a process on DATABASE_URL is someone's service.
     const embedded = !config.DATABASE_URL;
@@ -84,6 +105,7 @@ async function main(role: 'all' | 'web' | 'worker') {
     );
   }
   if (role !== 'web' && config.WORKER === 'on') {
+    const { mailFromConfig, createPdfRenderer, findChromium, startWorker } = await workerParts();
     // Deliveries go to SMTP_URL; without it, to a local outbox server started here (the embedded default).
     const mail = await mailFromConfig(config, log, db.sql);
     const outbox = mail.outbox;
