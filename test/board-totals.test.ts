@@ -114,12 +114,25 @@ describe('board totals from counters', () => {
   });
 
   it('the board statement reads no more ticket rows when a column grows', async () => {
+    const sql = w.app.db.sql;
     const owner = await principalOf(w.ownerToken);
-    const before = await ticketRowsRead(owner);
-    for (let i = 0; i < 120; i++) await makeTicket(w.app.db.sql, w.ws, { projectId: w.p1.id, stateKey: 'in_progress', priorityKey: 'low' });
-    await w.app.db.sql`analyze tickets`;
-    const after = await ticketRowsRead(owner);
-    expect(after).toBeLessThanOrEqual(before);
+    const [{ columns }] = await sql<[{ columns: number }]>`select count(*)::int as columns from workflow_states where workspace_id = ${w.ws.id}`;
+    // One column grown by 3,000 tickets, made through the app's own path for a few and in one
+    // statement for the rest (the same triggers keep counters, refs and positions). At 120 the table
+    // was a handful of pages, and a sequential scan of it was the planner's right choice for the
+    // last-key lookup, read once per column (1141 rows in a run where statistics had caught up):
+    // that measured a small table's plan, not the board's.
+    for (let i = 0; i < 5; i++) await makeTicket(sql, w.ws, { projectId: w.p1.id, stateKey: 'in_progress', priorityKey: 'low' });
+    await sql`
+      insert into tickets (workspace_id, project_id, number, title, kind_id, state_id, priority_id, billing_client_id, created_at, updated_at)
+      select t.workspace_id, t.project_id, n.last + g, 'Grown ' || g, t.kind_id, t.state_id, t.priority_id, t.billing_client_id, t.created_at, t.updated_at
+      from (select * from tickets where project_id = ${w.p1.id} and title like 'Ticket %' order by number desc limit 1) t
+      cross join (select max(number) as last from tickets where project_id = ${w.p1.id}) n
+      cross join generate_series(1, 3000) g`;
+    await sql`analyze`;
+    // each column reads its first ticket (limit 1) and looks up its last key once
+    const read = await ticketRowsRead(owner);
+    expect(read).toBeLessThanOrEqual(2 * columns);
   });
 });
 

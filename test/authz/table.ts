@@ -105,15 +105,23 @@ const upload = (t: 'visA' | 'hidden') => (w: AuthzWorld) => {
   form.set('audience', 'client');
   return { params: ref(w.tickets[t]), form };
 };
-let reopenable: { id: string } | null = null;
+// Made once per world (its database), not once per process: a fork runs file after file with its
+// modules loaded (test/setup/per-file.ts), and another file's world has another database.
+const reopenable = new WeakMap<AuthzWorld, Promise<{ id: string }>>();
 const oldPeriod = async (w: AuthzWorld) => {
-  reopenable ??= await makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id });
-  return { params: { id: reopenable.id } };
+  let period = reopenable.get(w);
+  if (!period)
+    reopenable.set(w, (period = makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id })));
+  return { params: { id: (await period).id } };
 };
-let billable: Promise<{ id: string }> | undefined;
+const billable = new WeakMap<AuthzWorld, Promise<{ id: string }>>();
 /** A closed period of its own for the billing-run probes (the period probes reopen theirs). */
-const billingPeriod = async (w: AuthzWorld) =>
-  (billable ??= makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id }));
+const billingPeriod = async (w: AuthzWorld) => {
+  let period = billable.get(w);
+  if (!period)
+    billable.set(w, (period = makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id })));
+  return period;
+};
 /** A fresh completed run over that period (a void probe voids it). */
 const aRun = async (w: AuthzWorld) => ({ params: { id: (await makeBillingRun(w.app.db.sql, w.ws, { periodId: (await billingPeriod(w)).id })).id } });
 /** A pending invitation of its own per cell (a resend or revoke closes or renews it). */

@@ -225,16 +225,21 @@ function lastDay(isoDay: string): string {
  * A checksum of every row of one workspace (each table with a workspace_id column), so a request
  * made in another workspace can be shown to have changed nothing of it.
  */
-let scoped: string[] | null = null;
+// per database: a fork runs file after file with this module loaded (test/setup/per-file.ts)
+const scopedOf = new WeakMap<Db, string[]>();
 
 export async function workspaceState(sql: Db, workspaceId: string): Promise<Map<string, string>> {
-  scoped ??= (
-    await sql<{ name: string }[]>`
+  let scoped = scopedOf.get(sql);
+  if (!scoped) {
+    scoped = (
+      await sql<{ name: string }[]>`
       select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
       where n.nspname = 'public' and c.relkind in ('r', 'p') and a.attname = 'workspace_id' and not a.attisdropped order by 1`
-  )
-    .map((r) => r.name)
-    .filter((n) => !VOLATILE_TABLE.test(n));
+    )
+      .map((r) => r.name)
+      .filter((n) => !VOLATILE_TABLE.test(n));
+    scopedOf.set(sql, scoped);
+  }
   const drop = VOLATILE_COLUMNS.map((c) => ` - '${c}'`).join('');
   // Table names come from pg_class, never from input; quoted as identifiers.
   const parts = scoped.map(

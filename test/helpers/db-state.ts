@@ -13,15 +13,18 @@ export const VOLATILE_COLUMNS = ['last_used_at', 'last_seen_at'];
 
 export type TableState = Map<string, string>;
 
-let tables: string[] | null = null;
+// per database: a fork runs file after file with this module loaded (test/setup/per-file.ts)
+const tablesOf = new WeakMap<Db, string[]>();
 
 /** Row count and an md5 over every row (as jsonb text without the volatile columns) of every table. */
 export async function tableState(sql: Db): Promise<TableState> {
+  let tables = tablesOf.get(sql);
   if (!tables) {
     const rows = await sql<{ name: string }[]>`
       select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and c.relkind in ('r', 'p') order by 1`;
     tables = rows.map((r) => r.name).filter((n) => !VOLATILE_TABLE.test(n));
+    tablesOf.set(sql, tables);
   }
   const drop = VOLATILE_COLUMNS.map((c) => ` - '${c}'`).join('');
   // Table names come from pg_class, never from input; quoted as identifiers.
