@@ -105,23 +105,19 @@ const upload = (t: 'visA' | 'hidden') => (w: AuthzWorld) => {
   form.set('audience', 'client');
   return { params: ref(w.tickets[t]), form };
 };
-// Made once per world (its database), not once per process: a fork runs file after file with its
-// modules loaded (test/setup/per-file.ts), and another file's world has another database.
-const reopenable = new WeakMap<AuthzWorld, Promise<{ id: string }>>();
-const oldPeriod = async (w: AuthzWorld) => {
-  let period = reopenable.get(w);
-  if (!period)
-    reopenable.set(w, (period = makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id })));
-  return { params: { id: (await period).id } };
-};
-const billable = new WeakMap<AuthzWorld, Promise<{ id: string }>>();
+/** `make` run once per world (its database), not once per process: a fork runs file after file with its modules loaded (test/setup/per-file.ts). */
+function perWorld<T>(make: (w: AuthzWorld) => Promise<T>): (w: AuthzWorld) => Promise<T> {
+  const made = new WeakMap<AuthzWorld, Promise<T>>();
+  return (w) => {
+    let value = made.get(w);
+    if (!value) made.set(w, (value = make(w)));
+    return value;
+  };
+}
+const reopenable = perWorld((w) => makePeriod(w.app.db.sql, w.ws, { start: '2002-01-01', end: '2002-01-31', closed: true, closedBy: w.people.owner.id }));
+const oldPeriod = async (w: AuthzWorld) => ({ params: { id: (await reopenable(w)).id } });
 /** A closed period of its own for the billing-run probes (the period probes reopen theirs). */
-const billingPeriod = async (w: AuthzWorld) => {
-  let period = billable.get(w);
-  if (!period)
-    billable.set(w, (period = makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id })));
-  return period;
-};
+const billingPeriod = perWorld((w) => makePeriod(w.app.db.sql, w.ws, { start: '2003-01-01', end: '2003-01-31', closed: true, closedBy: w.people.owner.id }));
 /** A fresh completed run over that period (a void probe voids it). */
 const aRun = async (w: AuthzWorld) => ({ params: { id: (await makeBillingRun(w.app.db.sql, w.ws, { periodId: (await billingPeriod(w)).id })).id } });
 /** A pending invitation of its own per cell (a resend or revoke closes or renews it). */
