@@ -82,6 +82,7 @@ interface World {
   acme: string;
   poll: () => Promise<Record<string, number>>;
   deliver: (...messages: Buffer[]) => Promise<number[]>;
+  state: () => Promise<unknown>;
 }
 
 /** A workspace with an owner, client Acme (recipient ana@acme.test), and a mailbox on a folder of its own. */
@@ -112,7 +113,31 @@ async function world(): Promise<World> {
       return r.counts;
     },
     deliver: (...messages) => imap.deliver(folder, ...messages),
+    state: async () => ({
+      position: (await sql`select uid_validity::text as "uidValidity", last_uid::int as "lastUid" from mailboxes where id = ${mb!.id}`)[0],
+      log: await sql`select uid::int, status, reason from intake_messages where mailbox_id = ${mb!.id} order by received_at, uid`,
+      folder: await folderState(folder),
+    }),
   };
+}
+
+/** The folder as a mail client sees it: UIDNEXT and each message's UID and flags. */
+async function folderState(folder: string) {
+  const c = await imap.client();
+  try {
+    const box = await c.mailboxOpen(folder);
+    const messages: { uid: number; flags: string[] }[] = [];
+    if (box.exists > 0) for await (const m of c.fetch('1:*', { uid: true, flags: true })) messages.push({ uid: m.uid, flags: [...(m.flags ?? [])] });
+    return { uidNext: box.uidNext, uidValidity: String(box.uidValidity), messages };
+  } finally {
+    await c.logout();
+  }
+}
+
+/** Polls and expects these counts; on a mismatch the message says what the intake and the folder held. */
+async function polled(w: World, want: Record<string, number>): Promise<void> {
+  const counts = await w.poll();
+  if (Object.entries(want).some(([k, n]) => counts[k] !== n)) expect(counts, JSON.stringify(await w.state())).toMatchObject(want);
 }
 
 let seq = 0;
@@ -169,9 +194,9 @@ describe('a From header proves nothing (defect 1)', () => {
     const w = await world();
     const sign = { domain: 'example.test', privateKey: ownerKey.privateKey };
     await w.deliver(await mail({ from: `Olivia <${w.owner.email}>`, subject: 'Order more toner', sign }));
-    expect(await w.poll()).toMatchObject({ imported: 1 });
+    await polled(w, { imported: 1 });
     await w.deliver(await mail({ from: `Olivia <${w.owner.email}>`, subject: 'Re: [INBOX-1] Order more toner', body: 'Done, ordered.', sign }));
-    expect(await w.poll()).toMatchObject({ reply: 1 });
+    await polled(w, { reply: 1 });
 
     const p = await page(w.owned, 'INBOX-1');
     expect(p.reporter).toMatchObject({ id: w.owner.id, name: 'Olivia Owner' });
@@ -191,7 +216,7 @@ describe('a From header proves nothing (defect 1)', () => {
       await mail({ from: `Olivia <${w.owner.email}>`, subject: 'Wire 10,000 EUR to the new account' }),
       await mail({ from: `Olivia <${w.owner.email}>`, subject: `Re: [${web1.humanId}] status`, body: 'Close it, the client agreed.' }),
     );
-    expect(await w.poll()).toMatchObject({ imported: 1, quarantined: 1, reply: 0 });
+    await polled(w, { imported: 1, quarantined: 1, reply: 0 });
 
     const [opened, replied] = await log(w);
     expect(opened).toMatchObject({ status: 'imported', verdict: 'dkim=none dmarc=fail' });
@@ -216,7 +241,7 @@ describe('a From header proves nothing (defect 1)', () => {
         sign: { domain: 'example.test', privateKey: forgedKey.privateKey },
       }),
     );
-    expect(await w.poll()).toMatchObject({ imported: 2 });
+    await polled(w, { imported: 2 });
     const [evil, forged] = await log(w);
     expect(evil!.verdict).toBe('dkim=pass (d=evil.test, not aligned) dmarc=fail');
     expect(forged!.verdict).toMatch(/^dkim=(fail|neutral|permerror) dmarc=fail$/);
@@ -242,7 +267,7 @@ describe('a From header proves nothing (defect 1)', () => {
       // another server's word counts for nothing
       withHeaders(await unsigned('Untrusted server says pass'), `Authentication-Results: ${pass.replace('mx.agency.test', 'mx.evil.test')}`),
     );
-    expect(await w.poll()).toMatchObject({ imported: 3 });
+    await polled(w, { imported: 3 });
     const entries = await log(w);
     expect(entries.map((e) => e.verdict)).toEqual([
       'mx.agency.test: dkim=pass dmarc=pass',
@@ -275,7 +300,7 @@ describe('reply addresses (defect 1)', () => {
       await mail({ from: `Mia <${member.email}>`, to: unknown, subject: `Re: [${t.humanId}] Outage`, body: 'Guessed token.' }),
       await mail({ from: `Olivia <${w.owner.email}>`, to: address!, subject: `Re: [${t.humanId}] Outage`, body: 'Forwarded token.' }),
     );
-    expect(await w.poll()).toMatchObject({ reply: 1, quarantined: 2 });
+    await polled(w, { reply: 1, quarantined: 2 });
     const [mine, guessed, forwarded] = await log(w);
     expect(mine).toMatchObject({ status: 'reply', verdict: 'reply-token=valid', ticketId: t.id });
     expect(guessed).toMatchObject({ status: 'quarantined', verdict: 'reply-token=unknown dkim=none dmarc=fail' });
@@ -308,7 +333,7 @@ describe('reply addresses (defect 1)', () => {
     ]);
 
     await w.deliver(await mail({ from: 'Ana Lopez <ana@acme.test>', to: address!, subject: 'Question', body: 'Why 12 hours on the 3rd?' }));
-    expect(await w.poll()).toMatchObject({ imported: 1 });
+    await polled(w, { imported: 1 });
     const [entry] = await log(w);
     expect(entry).toMatchObject({ verdict: 'reply-token=valid' });
     expect((await page(w.owned, entry!.ticketId!)).description).toMatch(/^_In reply to timesheet ACME-2026-0009\._\n\nWhy 12 hours/);
@@ -328,7 +353,7 @@ describe('mail never widens what a login sees (defect 4)', () => {
     // signed by her domain: she is who she says, and still may not file on a ticket she does not see
     const sign = { domain: 'example.test', privateKey: ownerKey.privateKey };
     await w.deliver(await mail({ from: `Carla <${carla.email}>`, subject: `Re: [${secret.humanId}] Internal pricing`, body: 'Let me in.', sign }));
-    expect(await w.poll()).toMatchObject({ quarantined: 1, reply: 0 });
+    await polled(w, { quarantined: 1, reply: 0 });
     const [entry] = await log(w);
     expect(entry).toMatchObject({ status: 'quarantined', commentId: null, verdict: 'dkim=pass (d=example.test) dmarc=pass' });
     expect(entry!.reason).toMatch(/^sender_cannot_see_ticket/);

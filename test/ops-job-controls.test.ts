@@ -13,6 +13,7 @@ import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
+import type { Db } from '../src/db/connect.ts';
 import { makeBillingRun, makePeriod, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { consoleAdminCtx } from './helpers/console-ctx.ts';
 
@@ -42,9 +43,13 @@ const ctxOf = (side: { ws: Workspace; admin: Person }, over: Partial<Principal> 
 /** An allocation job of the workspace (its run does not exist: the attempt fails, which is all these tests need of it). */
 async function allocate(ws: Workspace, runAt?: Date): Promise<string> {
   const payload = { workspaceId: ws.id, runId: randomUUID() };
-  await enqueue(db.sql, allocateJob, payload, runAt ? { runAt } : {});
-  const [job] = await db.sql<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${allocateJob.key(payload)}`;
-  return job!.id;
+  // read back in the enqueuing transaction: once committed, a running worker may take the job, fail
+  // it for good (its run does not exist) and remove it before a later read finds it
+  return db.sql.begin(async (tx) => {
+    await enqueue(tx as unknown as Db, allocateJob, payload, runAt ? { runAt } : {});
+    const [job] = await tx<{ id: string }[]>`select id::text from graphile_worker.jobs where key = ${allocateJob.key(payload)}`;
+    return job!.id;
+  });
 }
 
 const job = async (id: string) =>
