@@ -7,7 +7,8 @@ import { connect, ensureDatabase, type Db } from '../src/db/connect.ts';
 import { startEmbedded, type EmbeddedServer } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { freePort } from './setup/global.ts';
-import { spawnRole, waitUntil, type Spawned } from './helpers/spawn.ts';
+import { spawnRole } from './helpers/roles.ts';
+import { waitUntil, type Spawned } from './helpers/spawn.ts';
 
 /**
  * Issue 9, "crash safety and several processes": two `web` and two `worker` processes (the

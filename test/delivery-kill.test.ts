@@ -3,7 +3,8 @@ import { timesheetRendered } from '../src/core/billing/progress.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeBillingRun, makePeriod, makeWorkspace } from './helpers/factories.ts';
 import { startSmtpSink, type SinkEvent, type SmtpSink } from './helpers/smtp.ts';
-import { spawnRole, waitUntil, type Spawned } from './helpers/spawn.ts';
+import { spawnRole } from './helpers/roles.ts';
+import { waitUntil, type Spawned } from './helpers/spawn.ts';
 
 /**
  * Issue 20, defects 3 and 4: real `worker` processes (the Procfile role, from source) sending

@@ -8,7 +8,8 @@ import type { EmbeddedServer } from '../src/db/embedded.ts';
 import { loadEmbedded } from '../src/db/open.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { freePort } from './setup/global.ts';
-import { spawnRole, waitUntil, type Spawned } from './helpers/spawn.ts';
+import { spawnRole } from './helpers/roles.ts';
+import { waitUntil, type Spawned } from './helpers/spawn.ts';
 
 /**
  * Issue 20, acceptance: a `web` and a `worker` process survive PostgreSQL stopped for 20 s under

@@ -3,7 +3,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeProject, makeToken, makeUser, makeWorkspace } from './helpers/factories.ts';
-import { spawnRole, waitUntil, type Spawned } from './helpers/spawn.ts';
+import { spawnRole } from './helpers/roles.ts';
+import { waitUntil, type Spawned } from './helpers/spawn.ts';
 import { freePort } from './setup/global.ts';
 
 /**

@@ -5,7 +5,8 @@ import { SecretBox } from '../src/core/mail/secret-box.ts';
 import { assertMailboxKey, SecretKeyMismatch } from '../src/core/mail/secret-check.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
 import { makeWorkspace } from './helpers/factories.ts';
-import { spawnRole, waitUntil, type Spawned } from './helpers/spawn.ts';
+import { spawnRole } from './helpers/roles.ts';
+import { waitUntil, type Spawned } from './helpers/spawn.ts';
 import { freePort } from './setup/global.ts';
 
 /**

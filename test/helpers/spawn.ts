@@ -57,11 +57,6 @@ export async function runToEnd(command: string, args: string[], env: NodeJS.Proc
   return { code, stdout, stderr };
 }
 
-/** Starts one role (`web` or `worker`) from source with tsx, no npm in between (the Procfile runs the compiled build: test/build.test.ts). */
-export function spawnRole(role: 'web' | 'worker', env: Record<string, string>): Spawned {
-  return spawnGroup('node', ['--import', 'tsx', 'src/main.ts', role], cleanEnv(env));
-}
-
 /** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
 export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, intervalMs = 100): Promise<T> {
   const until = Date.now() + timeoutMs;

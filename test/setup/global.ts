@@ -6,11 +6,13 @@ import type { TestProject } from 'vitest/node';
 import { connect, ensureDatabase } from '../../src/db/connect.ts';
 import { loadEmbedded } from '../../src/db/open.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { compileSrc } from './compiled.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
+    compiledSrc: string;
   }
 }
 
@@ -80,6 +82,10 @@ export default async function setup(project: TestProject) {
   const sql = connect(templateUrl, { max: 1 });
   await migrate(sql, templateUrl);
   await sql.end();
+  // beside src/, at dist/'s depth (see compiled.ts); one folder per run
+  const compiled = path.resolve(import.meta.dirname, '../..', `.test-dist-${process.pid}`);
+  compileSrc(path.resolve(import.meta.dirname, '../..'), compiled);
+  project.provide('compiledSrc', compiled);
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);
   return async () => {
@@ -87,5 +93,6 @@ export default async function setup(project: TestProject) {
     await a.unsafe(`drop database if exists ${template} with (force)`).catch(() => {});
     await a.end();
     await cleanup();
+    await rm(compiled, { recursive: true, force: true });
   };
 }
