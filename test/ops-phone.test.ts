@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { startWorker, type StartedWorker } from '../src/jobs/worker.ts';
 import { makeLogger } from '../src/log.ts';
 import { consoleRoutes } from '../src/ops/pages/index.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { DESKTOP, launchBrowser, PHONE } from './helpers/browser.ts';
+import { DESKTOP, injectAxe, launchBrowser, PHONE } from './helpers/browser.ts';
 import { makePeriod, makeTimeEntry } from './helpers/factories.ts';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.ts';
 import { makeBillingWorld, type BillingWorld } from './billing-world.ts';
@@ -238,7 +238,6 @@ function measure(): string[] {
   return problems;
 }
 
-const AXE = readFileSync(join(import.meta.dirname, '../node_modules/axe-core/axe.min.js'), 'utf8');
 const problems: string[] = [];
 
 /** axe (serious and critical), the measurements above and a screenshot, at the phone's size and the desktop's; what is wrong is collected. */
@@ -248,7 +247,7 @@ async function checkSizes(p: Page, name: string): Promise<void> {
     ['desktop', DESKTOP],
   ] as const) {
     await p.setViewportSize(size);
-    await p.evaluate(AXE);
+    await injectAxe(p);
     const violations = await p.evaluate(async () => {
       const axe = (
         globalThis as unknown as { axe: { run: (d: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }

@@ -18,13 +18,18 @@ export const PHONE = { width: 390, height: 844 };
 const AXE = readFileSync(resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 const SHOTS = resolve(import.meta.dirname, '../../.data/screenshots');
 
+/** Loads axe-core into the page unless it is there already (the same document checked at a second size). */
+export async function injectAxe(page: Page): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
+}
+
 /**
  * Runs axe-core inside the page (evaluated over the DevTools protocol, so the console's CSP
  * stays as it is) and asserts no serious or critical violation, then checks nothing scrolls
  * sideways and saves a screenshot, printing its path.
  */
 export async function checkPage(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE);
+  await injectAxe(page);
   const violations = await page.evaluate(async () => {
     const axe = (
       globalThis as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
