@@ -201,7 +201,16 @@ it('a paused task’s jobs are not taken by a real worker, in the pausing worksp
     expect(await job(heldAgain)).toMatchObject({ attempts: 0, locked: false });
     await runOp(resumeTask, ctxOf(a), { task: allocateJob.task });
     await expect.poll(() => attempts(heldAgain), { timeout: 30_000 }).toBe(1);
-    // the charts' series: every attempt A's jobs made, in each window
+    // the charts' series: every attempt A's jobs made, in each window. An attempt counts once it has
+    // finished; its history row is there from its start, which is all the polls above wait for
+    await expect
+      .poll(
+        async () => (await db.sql`select 1 from job_history where job_id = any(${[waitingA, heldA, heldAgain]}::bigint[]) and finished_at is not null`).length,
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe(3);
     const series = await runOp(taskSeries, ctxOf(a), {});
     for (const w of ['1h', '1d', '7d'] as const) {
       expect(
