@@ -11,9 +11,9 @@ import { failedJobs } from '../src/core/ops/jobs.ts';
 import { runOp } from '../src/core/operation.ts';
 import { createMailer } from '../src/jobs/machinery/mail-from-config.ts';
 import { startWorker } from '../src/jobs/worker.ts';
+import type { Db } from '../src/db/connect.ts';
 import { makeLogger } from '../src/log.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
-import type { Db } from '../src/db/connect.ts';
 import { makeBillingRun, makePeriod, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 import { consoleAdminCtx } from './helpers/console-ctx.ts';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { transformSync } from 'esbuild';
 
 /**
- * src/ as JavaScript files for the service processes the tests start (test/helpers/spawn.ts
+ * src/ as JavaScript files for the service processes the tests start (test/helpers/roles.ts
  * `spawnRole`), transformed ahead of time by esbuild exactly as tsx transforms each file when it
  * loads it (tsx is esbuild's transform behind Node's module hooks), with relative `./x.ts` imports
  * pointed at `./x.js` as tsc's `rewriteRelativeImportExtensions` does for `npm run build`. Files that
@@ -18,10 +18,9 @@ import { transformSync } from 'esbuild';
  * The folder must sit directly in the repository, at dist/'s depth: compiled modules find sql/ and
  * package.json by relative paths (src/db/migrate.ts, src/mcp/server.ts).
  */
-export function compileSrc(root: string, out: string): number {
+export function compileSrc(root: string, out: string): void {
   const src = path.join(root, 'src');
   rmSync(out, { recursive: true, force: true });
-  let files = 0;
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const from = path.join(dir, e.name);
@@ -43,14 +42,12 @@ export function compileSrc(root: string, out: string): number {
         tsconfigRaw: { compilerOptions: { target: 'ES2022' } },
       });
       writeFileSync(to.slice(0, -3) + '.js', rewriteTsSpecifiers(code));
-      files++;
     }
   };
   walk(src);
-  return files;
 }
 
 /** `from "./x.ts"`, `import "./x.ts"` and `import("./x.ts")` become `.js`: relative specifiers only, as tsc rewrites them. */
-export function rewriteTsSpecifiers(code: string): string {
+function rewriteTsSpecifiers(code: string): string {
   return code.replace(/(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g, '$1$2$3.js$2');
 }
