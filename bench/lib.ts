@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { connect } from '../src/db/connect.ts';
+import { connect, type Db } from '../src/db/connect.ts';
 import { cleanEnv } from '../test/helpers/spawn.ts';
 
 export interface Measured {
@@ -134,6 +134,28 @@ export function serviceEnv(dbUrl: string, port: number): NodeJS.ProcessEnv {
     RATE_LIMIT_READS_PER_MINUTE: '1000000',
     RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
   });
+}
+
+/**
+ * Runs `measure` while workspace `workspaceId`'s read mark moves as often as a loop can (every ~2 ms,
+ * as a change to the workspace would move it): reads answered from memory while nothing changed
+ * (src/core/reads/remembered.ts) are then read afresh on nearly every request.
+ */
+export async function withMovingReadMark<T>(sql: Db, workspaceId: string, measure: () => Promise<T>): Promise<T> {
+  let moving = true;
+  const bumps = (async () => {
+    while (moving) {
+      await sql`insert into read_marks (workspace_id, n) values (${workspaceId}, nextval('read_mark_seq'))
+                on conflict (workspace_id) do update set n = excluded.n`;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  try {
+    return await measure();
+  } finally {
+    moving = false;
+    await bumps;
+  }
 }
 
 /** Statements as an operation sent them (see `captureStatements` in bench/explain.ts). */

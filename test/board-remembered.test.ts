@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/connect.ts';
 import { getBoardJson } from '../src/core/board/board.ts';
 import { getMyWorkJson } from '../src/core/board/my.ts';
+import { listTicketsJson } from '../src/core/tickets/list.ts';
 import { runOp } from '../src/core/operation.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addLabels, makeClient, makeComment, makeUser, type Person } from './helpers/factories.ts';
 import { boardWorld, NOW, type BoardWorld } from './board-world.ts';
 
 /**
- * GET /board and GET /my are answered from a web process's memory while nothing they show has
- * changed (src/core/board/remembered.ts, sql/098_read_marks.sql). Two web servers over one
+ * GET /board, GET /my and GET /tickets are answered from a web process's memory while nothing they show has
+ * changed (src/core/reads/remembered.ts, sql/098_read_marks.sql). Two web servers over one
  * database stand for two web processes: each keeps its own answers, and after any change,
  * whatever table it touches, the very next request to either one gets the answer a fresh read gives.
  */
@@ -50,6 +51,9 @@ afterAll(async () => {
 const BOARD = '/board';
 const BOARD_PAGED = '/board?limit=1';
 const MY = '/my';
+const LIST = '/tickets';
+const LIST_PAGED = '/tickets?limit=2';
+const LIST_FILTERED = `/tickets?stateCategory=open`;
 
 async function read(app: TestApp, caller: string, path: string): Promise<Json> {
   const res = await app.call('GET', `/api/w/${w.ws.slug}${path}`, { token: tokens[caller] });
@@ -62,7 +66,11 @@ async function fresh(caller: string, path: string): Promise<Json> {
   const principal = await w.app.verifier.verify(tokens[caller]!, w.ws.slug, new Date());
   const ctx = { sql, principal, now: () => clock };
   const text =
-    path === MY ? (await runOp(getMyWorkJson, ctx, {})).jsonText : (await runOp(getBoardJson, ctx, path === BOARD_PAGED ? { limit: 1 } : {})).jsonText;
+    path === MY
+      ? (await runOp(getMyWorkJson, ctx, {})).jsonText
+      : path.startsWith(LIST)
+        ? (await runOp(listTicketsJson, ctx, Object.fromEntries(new URL(path, 'http://x').searchParams))).jsonText
+        : (await runOp(getBoardJson, ctx, path === BOARD_PAGED ? { limit: 1 } : {})).jsonText;
   return JSON.parse(text) as Json;
 }
 
@@ -74,9 +82,9 @@ async function warm(caller: string, path: string): Promise<Json> {
 
 const shownTo = async (caller: string): Promise<Summary[]> => ((await fresh(caller, BOARD)) as unknown as BoardBody).columns.flatMap((c) => c.tickets);
 
-describe('GET /board and /my from memory', () => {
-  it('an unchanged answer comes from memory: a change that bypasses the triggers is not seen (the test of the test)', async () => {
-    const before = await warm('owner', BOARD);
+describe('GET /board, /my and /tickets from memory', () => {
+  it.each([BOARD, LIST])('an unchanged answer comes from memory: a change that bypasses the triggers is not seen (the test of the test): %s', async (path) => {
+    const before = await warm('owner', path);
     const [first] = await shownTo('owner');
     const [{ title }] = await sql<[{ title: string }]>`select title from tickets where id = ${first!.id}`;
     await sql.begin(async (t) => {
@@ -84,9 +92,9 @@ describe('GET /board and /my from memory', () => {
       await t`update tickets set title = 'Changed behind the triggers' where id = ${first!.id}`;
     });
     try {
-      expect(await fresh('owner', BOARD)).not.toEqual(before);
-      expect(await read(other, 'owner', BOARD)).toEqual(before);
-      expect(await read(w.app, 'owner', BOARD)).toEqual(before);
+      expect(await fresh('owner', path)).not.toEqual(before);
+      expect(await read(other, 'owner', path)).toEqual(before);
+      expect(await read(w.app, 'owner', path)).toEqual(before);
     } finally {
       await sql.begin(async (t) => {
         await t`set local session_replication_role = replica`;
@@ -236,6 +244,46 @@ describe('GET /board and /my from memory', () => {
         await warm('client', BOARD);
         return sql`update comments set audience = 'client' where id = ${c.id}`;
       },
+    },
+    {
+      name: 'a ticket edit, on the list (tickets)',
+      caller: 'owner',
+      path: LIST,
+      change: async () => sql`update tickets set title = 'Edited for the list' where id = ${(await shownTo('owner'))[0]!.id}`,
+    },
+    {
+      name: 'a ticket brought to the top of a short page (tickets: the order)',
+      caller: 'member',
+      path: LIST_PAGED,
+      change: async () => {
+        const page = (await fresh('member', LIST)) as unknown as { items: Summary[] };
+        return sql`update tickets set updated_at = updated_at + interval '1 day' where id = ${page.items.at(-1)!.id}`;
+      },
+    },
+    {
+      name: 'a ticket closed, on the open list (tickets, filtered)',
+      caller: 'owner',
+      path: LIST_FILTERED,
+      change: async () => {
+        const page = (await fresh('owner', LIST_FILTERED)) as unknown as { items: Summary[] };
+        return sql`update tickets set state_id = ${w.wf.states.done!} where id = ${page.items[0]!.id}`;
+      },
+    },
+    {
+      name: 'a viewer added, on the list (ticket_viewers: visibility)',
+      caller: 'client',
+      path: LIST,
+      change: async () => {
+        const mine = new Set(((await fresh('client', LIST)) as unknown as { items: Summary[] }).items.map((t) => t.id));
+        const next = ((await fresh('owner', LIST)) as unknown as { items: Summary[] }).items.find((t) => !mine.has(t.id))!;
+        return sql`insert into ticket_viewers (ticket_id, identity_id) values (${next.id}, ${w.clientUser.id})`;
+      },
+    },
+    {
+      name: 'a renamed person, on the list (identities)',
+      caller: 'owner',
+      path: LIST,
+      change: () => sql`update identities set name = 'Renamed for the list' where id = ${w.member.id}`,
     },
     {
       name: "the caller's timezone (memberships: dueSoon's today)",

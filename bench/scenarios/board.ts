@@ -2,7 +2,7 @@ import { getBoard } from '../../src/core/board/board.ts';
 import { runOp } from '../../src/core/operation.ts';
 import { getMyWork } from '../../src/core/board/my.ts';
 import { explainOperation, planCache, seqScanVerdict } from '../explain.ts';
-import { latency, target, type Measured } from '../lib.ts';
+import { latency, target, withMovingReadMark, type Measured } from '../lib.ts';
 import type { Scenario } from '../scenario.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { Scenario } from '../scenario.ts';
  * my p50 < 20 ms. Issue 25: column totals come from counters (sql/077_board_counts.sql); the same
  * board with a filter the counters cannot answer shows what counting the columns costs. Issue 25
  * targets (quiet machine): the board at 4 connections p50 < 40 ms, /my at 4 connections < 20 ms.
- * An unchanged board or /my is answered from the web process's memory (src/core/board/remembered.ts);
+ * An unchanged board or /my is answered from the web process's memory (src/core/reads/remembered.ts);
  * "read afresh" rows move the workspace's read mark every ~2 ms meanwhile (as a change would), so
  * nearly every request runs the statement: both are printed as targets.
  */
@@ -31,22 +31,8 @@ export const board: Scenario = {
       return m;
     };
     // the read mark moved as often as the loop can (a change to the workspace every ~2 ms): the answer is read afresh
-    const afresh = async (name: string, url: string, token: string, connections = conn) => {
-      let moving = true;
-      const bumps = (async () => {
-        while (moving) {
-          await env.sql`insert into read_marks (workspace_id, n) values (${big.workspaceId}, nextval('read_mark_seq'))
-                        on conflict (workspace_id) do update set n = excluded.n`;
-          await new Promise((r) => setTimeout(r, 2));
-        }
-      })();
-      try {
-        return await run(`${name}, read afresh`, url, token, connections);
-      } finally {
-        moving = false;
-        await bumps;
-      }
-    };
+    const afresh = (name: string, url: string, token: string, connections = conn) =>
+      withMovingReadMark(env.sql, big.workspaceId, () => run(`${name}, read afresh`, url, token, connections));
     const first = (await (await fetch(`${base}/board`, { headers: auth(big.ownerToken) })).json()) as {
       columns: { state: { id: string }; total: number; nextCursor: string | null }[];
     };

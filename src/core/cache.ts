@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import { ReadAnswers } from './board/answers.ts';
+import { ReadAnswers } from './reads/answers.ts';
 import { ChangeMarks } from './changes/marks.ts';
 import { WholeHoursCache } from './ops/stats-cache.ts';
 
@@ -49,7 +49,7 @@ export class WorkspaceCache<T> {
 export interface Caches {
   workflow: WorkspaceCache<unknown>;
   changeMarks: ChangeMarks;
-  /** Boards and "my work" answers, each kept with the read mark it was computed under (core/board/remembered.ts). */
+  /** Boards and "my work" answers, each kept with the read mark it was computed under (core/reads/remembered.ts). */
   readAnswers: ReadAnswers;
   /** The console's job statistics: each workspace's completed hours, kept up to a minute (core/ops/stats-cache.ts). */
   jobStats?: WholeHoursCache;

@@ -7,7 +7,7 @@ import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryPageSql, visibleSql } from './page.ts';
-import { remembered } from './remembered.ts';
+import { remembered } from '../reads/remembered.ts';
 import { boardSchema, type Board } from './schema.ts';
 import { countedTotalSql, countersAnswer } from './totals.ts';
 

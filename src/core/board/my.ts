@@ -4,7 +4,7 @@ import { jsonText, type JsonText } from '../json-text.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
-import { remembered } from './remembered.ts';
+import { remembered } from '../reads/remembered.ts';
 import { myWorkSchema, type MyWork } from './schema.ts';
 
 /** Each list of GET /my holds at most this many tickets. */

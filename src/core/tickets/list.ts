@@ -5,7 +5,8 @@ import { ticketFilterSchema, ticketFilterWhere } from './filters.ts';
 import { ticketListSchema } from './summary-schema.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonArrayText, jsonText, type JsonText } from '../json-text.ts';
-import { selectSummaries, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
+import { remembered } from '../reads/remembered.ts';
+import { selectSummaries, type Fragment, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
 
 export type { TicketList } from './summary.ts';
 
@@ -33,8 +34,11 @@ export const listTicketsSchema = ticketFilterSchema.extend({
 
 type ListInput = z.output<typeof listTicketsSchema>;
 
-/** The page's rows (one more than `limit`, to know whether a next page exists) and its size. */
-async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T) {
+/**
+ * The page's rows (one more than `limit`, to know whether a next page exists) and its size; with
+ * `mark`, each row carries the read mark of the statement's snapshot.
+ */
+async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T, mark: Fragment | null = null) {
   const { sql } = ctx;
   const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
   const limit = q.limit ?? LIST_LIMIT_MAX;
@@ -48,6 +52,7 @@ async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T) {
     key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
     customPlan: Boolean(q.q?.trim()),
     asText: asText as never,
+    mark,
   });
   return { rows: rows as T extends true ? SummaryTextRow[] : SummaryRow[], limit };
 }
@@ -72,9 +77,20 @@ export const listTickets = defineOp({
   },
 });
 
+/** The TicketList of text rows: the summaries' JSON text joined without being parsed (core/json-text.ts). */
+function listText(rows: SummaryTextRow[], limit: number): string {
+  const page = rows.slice(0, limit);
+  const items = jsonArrayText(page.map((r) => r.summary));
+  return `{"items":${items},"nextCursor":${JSON.stringify(nextCursorOf(rows, limit, page.at(-1)?.id))}}`;
+}
+
 /**
  * GET /tickets as the REST door sends it: the same page as `listTickets`, its summaries as the
  * JSON text PostgreSQL wrote, joined into the TicketList without being parsed (core/json-text.ts).
+ * A page nothing it shows has changed on is answered from memory (reads/remembered.ts: keyed by the
+ * caller, the query and the workspace's read mark), as the board is: a poller asking again for an
+ * unchanged first page costs one small statement. Not with `due` (it depends on the day) or `q`
+ * (searches are many and seldom repeated); nor an empty page (no row to carry the mark).
  */
 export const listTicketsJson = defineOp({
   name: 'tickets.list.json',
@@ -82,9 +98,14 @@ export const listTicketsJson = defineOp({
   input: listTicketsSchema,
   output: ticketListSchema,
   run: async (ctx, q): Promise<JsonText> => {
-    const { rows, limit } = await listRows(ctx, q, true);
-    const page = rows.slice(0, limit);
-    const items = jsonArrayText(page.map((r) => r.summary));
-    return jsonText(`{"items":${items},"nextCursor":${JSON.stringify(nextCursorOf(rows, limit, page.at(-1)?.id))}}`);
+    if (q.due !== undefined || q.q?.trim()) {
+      const { rows, limit } = await listRows(ctx, q, true);
+      return jsonText(listText(rows, limit));
+    }
+    const text = await remembered(ctx, 'tickets', q, async (markSql) => {
+      const { rows, limit } = await listRows(ctx, q, true, markSql);
+      return { text: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
+    });
+    return jsonText(text);
   },
 });

@@ -227,6 +227,8 @@ export interface SummaryQuery {
   customPlan?: boolean;
   /** The summary as the JSON text PostgreSQL wrote (`summary::text`), for a door that sends it as is (core/json-text.ts). */
   asText?: boolean;
+  /** Selected beside every row as `read_mark`: the read mark of the statement's snapshot (core/reads/remembered.ts). */
+  mark?: Fragment | null;
 }
 
 export interface SummaryRow {
@@ -239,6 +241,8 @@ export interface SummaryTextRow {
   summary: string;
   id: string;
   key: string | null;
+  /** With `mark`: the read mark the statement saw. */
+  read_mark?: string;
 }
 
 /**
@@ -254,6 +258,7 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<Summar
   const mode: SummaryMode = q.customPlan ? 'lookup' : 'joined';
   const query = sql<SummaryRow[]>`
     select ${q.asText ? sql`${summaryJson(sql, p, mode)}::text as summary, t.id` : sql`${summaryJson(sql, p, mode)} as summary`}, t.page_key as key
+           ${q.mark ? sql`, ${q.mark} as read_mark` : sql``}
     from (
       select t.id, t.workspace_id, t.project_id, t.number, t.title, t.kind_id, t.state_id, t.priority_id, t.assignee_id, t.reporter_id,
              t.billing_client_id, t.due_date, t.start_date, t.estimate_minutes, t.parent_id, t.comment_count, t.created_at, t.updated_at,
