@@ -46,10 +46,12 @@ export function seqScanVerdict(plan: string): string {
 
 /**
  * How PostgreSQL plans the operation's main statement (the longest it sends) when one connection
- * runs it `calls` times as the service does (prepared): how many calls got the cached generic
- * plan and how many were planned afresh (`plan_cache_mode = auto` keeps planning afresh while the
- * generic plan is costed above the custom ones), and what planning it afresh costs (EXPLAIN
- * (SUMMARY) of the statement with its values: the minimum of three).
+ * runs the operation `calls` times as the service does (its statements prepared, with whatever
+ * plan setting the operation asks for): how many calls got the cached generic plan and how many
+ * were planned afresh (`plan_cache_mode = auto` keeps planning afresh while the generic plan is
+ * costed above the custom ones; /my asks for the cached plan, db/connect.ts `onCachedPlan`), and
+ * what planning it afresh costs (EXPLAIN (SUMMARY) of the statement with its values: the minimum
+ * of three).
  */
 export async function planCache(
   dbUrl: string,
@@ -62,7 +64,8 @@ export async function planCache(
   if (!target) throw new Error('no statement captured');
   const sql = connect(dbUrl, { max: 1 });
   try {
-    for (let i = 0; i < calls; i++) await sql.unsafe(target.query, target.params as never[], { prepare: true });
+    const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
+    for (let i = 0; i < calls; i++) await op({ sql, principal, now: () => new Date() });
     const [plans] = await sql<[{ generic: number; custom: number }]>`
       select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${target.query}`;
     const planning: number[] = [];

@@ -50,6 +50,24 @@ export async function inTransaction<T>(sql: Db, fn: (sql: Db) => Promise<T>): Pr
   return sql.begin((t) => fn(t as unknown as Db)) as Promise<T>;
 }
 
+/**
+ * Runs `run`'s statement on its cached generic plan (`plan_cache_mode = force_generic_plan`, set
+ * for this transaction only, sent in the same write as the statement). PostgreSQL's own choice
+ * (`auto`) plans a prepared statement afresh on every call whenever the custom plans cost less
+ * than the generic one, which for a large statement whose estimates lean on one column's
+ * statistics (a workspace holding most tickets) can mean planning as long as running it, on every
+ * call. For statements whose plan shape does not depend on the values (index ranges under literal
+ * page sizes). Inside a transaction already (where SET LOCAL would outlive the statement) it runs
+ * as it is.
+ */
+export async function onCachedPlan<T>(sql: Db, run: (sql: Db) => Promise<T>): Promise<T> {
+  if ('savepoint' in sql) return run(sql);
+  return sql.begin(async (t) => {
+    const [, result] = await Promise.all([t`set local plan_cache_mode = force_generic_plan`, run(t as unknown as Db)]);
+    return result;
+  }) as Promise<T>;
+}
+
 /** postgres.js codes for a connection that failed, broke or timed out (not an error in a statement). */
 const clientConnectionCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT']);
 /** Socket errors while connecting or talking to the server. */

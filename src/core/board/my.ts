@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { onCachedPlan } from '../../db/connect.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonText, type JsonText } from '../json-text.ts';
 import { defineOp } from '../operation.ts';
@@ -21,7 +22,8 @@ export const myWorkInput = z.object({
 /**
  * GET /my: the caller's own lists (for an agent token, the agent's), archived tickets left out,
  * visibility applied to every list, each capped at MY_LIST_LIMIT, all four in one statement
- * (one summary rendering over the union of the four pages: a quarter of the planning).
+ * (one summary rendering over the union of the four pages: a quarter of the planning), run on
+ * its cached plan (db/connect.ts `onCachedPlan`: planned once per connection, not per call).
  * - assigned: open tickets assigned to the caller; priority, then due date (none last), then activity
  * - reported: tickets the caller started (reporter), open or closed; most recent activity first
  * - watching: tickets the caller is a viewer on; most recent activity first
@@ -64,7 +66,7 @@ export const getMyWork = defineOp({
   input: myWorkInput,
   output: myWorkSchema,
   run: async (ctx, input): Promise<MyWork> => {
-    const [row] = await ctx.sql<[MyWork]>`${myListsSql(ctx, input)}`;
+    const [row] = await onCachedPlan(ctx.sql, (sql) => sql<[MyWork]>`${myListsSql(ctx, input)}`);
     return row;
   },
 });
@@ -85,10 +87,13 @@ export const getMyWorkJson = defineOp({
       'my',
       input,
       async (markSql) => {
-        const [row] = await ctx.sql<[{ json: string; mark: string | null }]>`
-          select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json,
-                 ${markSql ?? ctx.sql`null::text`} as mark
-          from (${myListsSql(ctx, input)}) x`;
+        const [row] = await onCachedPlan(
+          ctx.sql,
+          (sql) => sql<[{ json: string; mark: string | null }]>`
+            select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json,
+                   ${markSql ?? sql`null::text`} as mark
+            from (${myListsSql(ctx, input)}) x`,
+        );
         return { text: row.json, mark: row.mark };
       },
       todaySql(ctx),
