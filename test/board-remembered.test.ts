@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/connect.ts';
+import { connect, type Db } from '../src/db/connect.ts';
+import type { Caches } from '../src/core/cache.ts';
+import { ReadAnswers } from '../src/core/reads/answers.ts';
 import { getBoardJson } from '../src/core/board/board.ts';
 import { getMyWorkJson } from '../src/core/board/my.ts';
 import { listTicketsJson } from '../src/core/tickets/list.ts';
@@ -100,6 +102,29 @@ describe('GET /board, /my and /tickets from memory', () => {
         await t`set local session_replication_role = replica`;
         await t`update tickets set title = ${title} where id = ${first!.id}`;
       });
+    }
+  });
+
+  it.each([
+    ['GET /tickets', (ctx: never) => runOp(listTicketsJson, ctx, { limit: 3 })],
+    ['GET /board', (ctx: never) => runOp(getBoardJson, ctx, {})],
+  ] as const)('%s: a first read is one statement (the mark in it), an unchanged one only the mark', async (_name, read) => {
+    const statements: string[] = [];
+    const counting: Db = connect(w.app.db.url, { max: 1, debug: (_c, query) => statements.push(query) });
+    try {
+      const principal = await w.app.verifier.verify(tokens.owner!, w.ws.slug, new Date());
+      const ctx = { sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches };
+      await counting`select 1`;
+      statements.length = 0;
+      const first = await read(ctx as never);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/read_marks/);
+      statements.length = 0;
+      expect(await read(ctx as never)).toEqual(first);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).not.toMatch(/json_build_object/);
+    } finally {
+      await counting.end();
     }
   });
 

@@ -17,6 +17,11 @@ export class ReadAnswers {
     sizeCalculation: (a) => a.text.length + a.mark.length + 1,
   });
 
+  /** Whether an answer is remembered for `key`, under whatever mark. */
+  has(key: string): boolean {
+    return this.answers.has(key);
+  }
+
   /** The answer remembered for `key` under exactly `mark`, if any. */
   get(key: string, mark: string): string | undefined {
     const a = this.answers.get(key);

@@ -44,7 +44,8 @@ export interface Fresh {
  * it was computed under, else `compute`d afresh. `compute` receives the mark's SQL to select in
  * the same statement as the answer, so the answer is remembered under the mark of its own
  * snapshot: a change committed between the look-up and the read only makes the next request read
- * again. Costs one small statement per request; without process caches (one-off commands,
+ * again. Costs one small statement per request that has an answer to compare (none for a key
+ * never answered here, such as each next page a poller reads); without process caches (one-off commands,
  * tests' contexts) or inside a transaction (it may hold uncommitted changes) it only computes.
  */
 export async function remembered(
@@ -58,10 +59,13 @@ export async function remembered(
   if (!answers || ctx.inTx) return (await compute(null)).text;
   const { sql } = ctx;
   const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
-  const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
   const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
-  const hit = answers.get(key, mark);
-  if (hit !== undefined) return hit;
+  // nothing remembered for this key (a first read, a poller's next page): no mark to compare with
+  if (answers.has(key)) {
+    const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
+    const hit = answers.get(key, mark);
+    if (hit !== undefined) return hit;
+  }
   const fresh = await compute(markSql);
   if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.text);
   return fresh.text;
