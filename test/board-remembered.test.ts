@@ -128,6 +128,26 @@ describe('GET /board, /my and /tickets from memory', () => {
     }
   });
 
+  it('GET /tickets after a cursor is read afresh each time (only first pages are remembered)', async () => {
+    const statements: string[] = [];
+    const counting: Db = connect(w.app.db.url, { max: 1, debug: (_c, query) => statements.push(query) });
+    try {
+      const principal = await w.app.verifier.verify(tokens.owner!, w.ws.slug, new Date());
+      const ctx = { sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches };
+      const { nextCursor } = JSON.parse((await runOp(listTicketsJson, ctx, { limit: 2 })).jsonText) as { nextCursor: string };
+      expect(nextCursor).toBeTruthy();
+      for (let i = 0; i < 2; i++) {
+        statements.length = 0;
+        await runOp(listTicketsJson, ctx, { limit: 2, cursor: nextCursor });
+        expect(statements).toHaveLength(1);
+        expect(statements[0]).toMatch(/json_build_object/);
+        expect(statements[0]).not.toMatch(/read_marks/);
+      }
+    } finally {
+      await counting.end();
+    }
+  });
+
   // Each change touches one table a board or "my work" reads, in a way that changes the answer of
   // `caller` at `path`; both servers held that answer just before.
   const changes: { name: string; caller: string; path: string; change: () => Promise<unknown>; clock?: true }[] = [

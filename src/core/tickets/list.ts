@@ -87,10 +87,12 @@ function listText(rows: SummaryTextRow[], limit: number): string {
 /**
  * GET /tickets as the REST door sends it: the same page as `listTickets`, its summaries as the
  * JSON text PostgreSQL wrote, joined into the TicketList without being parsed (core/json-text.ts).
- * A page nothing it shows has changed on is answered from memory (reads/remembered.ts: keyed by the
- * caller, the query and the workspace's read mark), as the board is: a poller asking again for an
- * unchanged first page costs one small statement. Not with `due` (it depends on the day) or `q`
- * (searches are many and seldom repeated); nor an empty page (no row to carry the mark).
+ * A first page nothing it shows has changed on is answered from memory (reads/remembered.ts: keyed
+ * by the caller, the query and the workspace's read mark), as the board is: a poller asking again
+ * for an unchanged first page costs one small statement. Not a page after a cursor (read once per
+ * walk through the list, each would only push first pages and boards out of the process's memory,
+ * as the board's column pages), nor with `due` (it depends on the day) or `q` (searches are many
+ * and seldom repeated), nor an empty page (no row to carry the mark).
  */
 export const listTicketsJson = defineOp({
   name: 'tickets.list.json',
@@ -98,7 +100,7 @@ export const listTicketsJson = defineOp({
   input: listTicketsSchema,
   output: ticketListSchema,
   run: async (ctx, q): Promise<JsonText> => {
-    if (q.due !== undefined || q.q?.trim()) {
+    if (q.due !== undefined || q.q?.trim() || q.cursor !== undefined) {
       const { rows, limit } = await listRows(ctx, q, true);
       return jsonText(listText(rows, limit));
     }
