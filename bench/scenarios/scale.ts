@@ -10,7 +10,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { spawnGroup, waitUntil, type Spawned } from '../../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../../test/setup/global.ts';
 import { explainOperation, planCache } from '../explain.ts';
-import { latency, serviceEnv, target, type Measured } from '../lib.ts';
+import { latency, serviceEnv, target, withMovingReadMark, type Measured } from '../lib.ts';
 import type { Scenario } from '../scenario.ts';
 import { growBigWorkspace, seedBigWorkspace, type BigWorkspace } from '../seed.ts';
 
@@ -93,23 +93,26 @@ export const scale: Scenario = {
         { name: 'GET /board, member token on 6 projects', path: '/board', token: big.restrictedToken, op: (ctx) => runOp(getBoard, ctx, {}) },
         { name: 'GET /my, busy member (every 50th ticket assigned)', path: '/my', token: big.busyToken, op: (ctx) => runOp(getMyWork, ctx, {}) },
       ];
-      // an unchanged list page, board or /my is answered from the web process's memory (src/core/reads/remembered.ts):
-      // the same reads with the workspace's read mark moving meanwhile are read afresh, statement and all
+      // an unchanged first list page, board or /my is answered from the web process's memory (src/core/reads/remembered.ts;
+      // a page after a cursor never is): the same reads with the workspace's read mark moving meanwhile are read afresh
       for (const c of [...cases]) cases.push({ ...c, name: `${c.name}, read afresh`, afresh: true });
 
       const load = [os.loadavg()[0]!];
       const p50s = new Map<string, { small: number[]; large: number[]; smallP99: number[]; largeP99: number[] }>();
+      // a connection per size, for moving its read mark during the "read afresh" cases
+      const sides = { small: connect(urls.small, { max: 1 }), large: connect(urls.large, { max: 1 }) };
       for (let r = 0; r < rounds; r++) {
         for (const [i, c] of cases.entries()) {
           const order = (r + i) % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
           for (const side of order) {
-            const moving = c.afresh ? moveReadMark(urls[side], big.workspaceId) : null;
-            const m = await latency(c.name, `http://127.0.0.1:${ports[side]}/api/w/${big.slug}${c.path}`, {
-              headers: { authorization: `Bearer ${c.token}` },
-              connections,
-              durationMs: 3000,
-              warmupMs: 500,
-            }).finally(() => moving?.stop());
+            const measure = () =>
+              latency(c.name, `http://127.0.0.1:${ports[side]}/api/w/${big.slug}${c.path}`, {
+                headers: { authorization: `Bearer ${c.token}` },
+                connections,
+                durationMs: 3000,
+                warmupMs: 500,
+              });
+            const m = c.afresh ? await withMovingReadMark(sides[side], big.workspaceId, measure) : await measure();
             if (m.non2xx || m.errors) throw new Error(`${c.name} at the ${side} size: ${m.non2xx} non-2xx, ${m.errors} errors`);
             const e = p50s.get(c.name) ?? { small: [], large: [], smallP99: [], largeP99: [] };
             e[side].push(m.p50);
@@ -119,6 +122,7 @@ export const scale: Scenario = {
         }
         load.push(os.loadavg()[0]!);
       }
+      await Promise.all([sides.small.end(), sides.large.end()]);
 
       const sizes = { small: from.toLocaleString('en'), large: to.toLocaleString('en') };
       notes.push(
@@ -177,26 +181,6 @@ interface Case {
   op: (ctx: Ctx) => Promise<unknown>;
   /** Measured while the workspace's read mark moves (as bench/scenarios/board.ts does): no answer from memory. */
   afresh?: boolean;
-}
-
-/** Moves the workspace's read mark (sql/098) every ~2 ms, as a change would, until stopped. */
-function moveReadMark(url: string, workspaceId: string): { stop: () => Promise<void> } {
-  const sql = connect(url, { max: 1 });
-  let moving = true;
-  const loop = (async () => {
-    while (moving) {
-      await sql`insert into read_marks (workspace_id, n) values (${workspaceId}, nextval('read_mark_seq'))
-                on conflict (workspace_id) do update set n = excluded.n`;
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
-  return {
-    stop: async () => {
-      moving = false;
-      await loop;
-      await sql.end();
-    },
-  };
 }
 
 const perRound = (e: { small: number[]; large: number[] }) => e.large.map((l, k) => (l / e.small[k]!).toFixed(2)).join(', ');
