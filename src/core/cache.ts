@@ -49,7 +49,7 @@ export class WorkspaceCache<T> {
 export interface Caches {
   workflow: WorkspaceCache<unknown>;
   changeMarks: ChangeMarks;
-  /** Boards and "my work" answers, each kept with the read mark it was computed under (core/reads/remembered.ts). */
+  /** Boards, "my work" and first list pages, each answer kept with the read mark it was computed under (core/reads/remembered.ts). */
   readAnswers: ReadAnswers;
   /** The console's job statistics: each workspace's completed hours, kept up to a minute (core/ops/stats-cache.ts). */
   jobStats?: WholeHoursCache;

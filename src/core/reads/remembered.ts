@@ -45,7 +45,7 @@ export interface Fresh {
  * the same statement as the answer, so the answer is remembered under the mark of its own
  * snapshot: a change committed between the look-up and the read only makes the next request read
  * again. Costs one small statement per request that has an answer to compare (none for a key
- * never answered here, such as each next page a poller reads); without process caches (one-off commands,
+ * never answered here, or whose answer was pushed out); without process caches (one-off commands,
  * tests' contexts) or inside a transaction (it may hold uncommitted changes) it only computes.
  */
 export async function remembered(
@@ -60,7 +60,7 @@ export async function remembered(
   const { sql } = ctx;
   const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
   const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
-  // nothing remembered for this key (a first read, a poller's next page): no mark to compare with
+  // nothing remembered for this key (a first read, or pushed out): no mark to compare with
   if (answers.has(key)) {
     const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
     const hit = answers.get(key, mark);
