@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/connect.ts';
 import type { Caches } from '../src/core/cache.ts';
+import type { Ctx } from '../src/core/ctx.ts';
 import { ReadAnswers } from '../src/core/reads/answers.ts';
 import { getBoardJson } from '../src/core/board/board.ts';
 import { getMyWorkJson } from '../src/core/board/my.ts';
@@ -105,35 +106,40 @@ describe('GET /board, /my and /tickets from memory', () => {
     }
   });
 
-  it.each([
-    ['GET /tickets', (ctx: never) => runOp(listTicketsJson, ctx, { limit: 3 })],
-    ['GET /board', (ctx: never) => runOp(getBoardJson, ctx, {})],
-  ] as const)('%s: a first read is one statement (the mark in it), an unchanged one only the mark', async (_name, read) => {
+  /**
+   * Runs `fn` with the owner's context over a connection of its own, which records every statement
+   * it sends (the connection's own first ones left out), and with a process memory of its own.
+   */
+  async function withCountingCtx(fn: (ctx: Ctx, statements: string[]) => Promise<void>): Promise<void> {
     const statements: string[] = [];
     const counting: Db = connect(w.app.db.url, { max: 1, debug: (_c, query) => statements.push(query) });
     try {
       const principal = await w.app.verifier.verify(tokens.owner!, w.ws.slug, new Date());
-      const ctx = { sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches };
       await counting`select 1`;
       statements.length = 0;
-      const first = await read(ctx as never);
-      expect(statements).toHaveLength(1);
-      expect(statements[0]).toMatch(/read_marks/);
-      statements.length = 0;
-      expect(await read(ctx as never)).toEqual(first);
-      expect(statements).toHaveLength(1);
-      expect(statements[0]).not.toMatch(/json_build_object/);
+      await fn({ sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches }, statements);
     } finally {
       await counting.end();
     }
-  });
+  }
 
-  it('GET /tickets after a cursor is read afresh each time (only first pages are remembered)', async () => {
-    const statements: string[] = [];
-    const counting: Db = connect(w.app.db.url, { max: 1, debug: (_c, query) => statements.push(query) });
-    try {
-      const principal = await w.app.verifier.verify(tokens.owner!, w.ws.slug, new Date());
-      const ctx = { sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches };
+  it.each([
+    ['GET /tickets', (ctx: Ctx) => runOp(listTicketsJson, ctx, { limit: 3 })],
+    ['GET /board', (ctx: Ctx) => runOp(getBoardJson, ctx, {})],
+  ] as const)('%s: a first read is one statement (the mark in it), an unchanged one only the mark', async (_name, read) =>
+    withCountingCtx(async (ctx, statements) => {
+      const first = await read(ctx);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/read_marks/);
+      statements.length = 0;
+      expect(await read(ctx)).toEqual(first);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).not.toMatch(/json_build_object/);
+    }),
+  );
+
+  it('GET /tickets after a cursor is read afresh each time (only first pages are remembered)', () =>
+    withCountingCtx(async (ctx, statements) => {
       const { nextCursor } = JSON.parse((await runOp(listTicketsJson, ctx, { limit: 2 })).jsonText) as { nextCursor: string };
       expect(nextCursor).toBeTruthy();
       for (let i = 0; i < 2; i++) {
@@ -143,10 +149,7 @@ describe('GET /board, /my and /tickets from memory', () => {
         expect(statements[0]).toMatch(/json_build_object/);
         expect(statements[0]).not.toMatch(/read_marks/);
       }
-    } finally {
-      await counting.end();
-    }
-  });
+    }));
 
   // Each change touches one table a board or "my work" reads, in a way that changes the answer of
   // `caller` at `path`; both servers held that answer just before.

@@ -31,8 +31,10 @@ export const tickets: Scenario = {
     const headers = { authorization: `Bearer ${big.restrictedToken}` };
     const conn = 4;
     const rows: Measured[] = [];
-    const run = async (name: string, url: string, token = headers) => {
-      const m = await withMovingReadMark(env.sql, big.workspaceId, () => latency(name, url, { headers: token, connections: conn }));
+    // the list rows read afresh (the read mark moving meanwhile), as before the list was remembered; the page is never remembered
+    const run = async (name: string, url: string, token = headers, moving = true) => {
+      const measure = () => latency(name, url, { headers: token, connections: conn });
+      const m = moving ? await withMovingReadMark(env.sql, big.workspaceId, measure) : await measure();
       rows.push(m);
       return m;
     };
@@ -41,9 +43,12 @@ export const tickets: Scenario = {
     const qFirst = await run('list q=page, first page', `${base}?q=page`);
     const qDeep = await run('list q=page, after 50,000 rows', `${base}?q=page&cursor=${cursor}`);
     const qNarrow = await run('list q=checkout, first page', `${base}?q=checkout`);
-    const page = await run('GET /tickets/{ref}, 200 events + 100 comments', `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`, {
-      authorization: `Bearer ${big.busyToken}`,
-    });
+    const page = await run(
+      'GET /tickets/{ref}, 200 events + 100 comments',
+      `${env.api}/api/w/${big.slug}/tickets/${big.heavyRef}`,
+      { authorization: `Bearer ${big.busyToken}` },
+      false,
+    );
 
     // the same SQL run directly: the statements the operation sends, over postgres.js from this process
     const pageAuth = { authorization: `Bearer ${big.busyToken}` };

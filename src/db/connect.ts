@@ -44,9 +44,12 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
   }
 }
 
+/** Whether `sql` is an open transaction (postgres.js gives only a transaction `savepoint`). */
+const isTransaction = (sql: Db): boolean => 'savepoint' in sql;
+
 /** Runs `fn` in a transaction, joining the caller's when `sql` already is one. */
 export async function inTransaction<T>(sql: Db, fn: (sql: Db) => Promise<T>): Promise<T> {
-  if ('savepoint' in sql) return fn(sql);
+  if (isTransaction(sql)) return fn(sql);
   return sql.begin((t) => fn(t as unknown as Db)) as Promise<T>;
 }
 
@@ -61,7 +64,7 @@ export async function inTransaction<T>(sql: Db, fn: (sql: Db) => Promise<T>): Pr
  * as it is.
  */
 export async function onCachedPlan<T>(sql: Db, run: (sql: Db) => Promise<T>): Promise<T> {
-  if ('savepoint' in sql) return run(sql);
+  if (isTransaction(sql)) return run(sql);
   return sql.begin(async (t) => {
     const [, result] = await Promise.all([t`set local plan_cache_mode = force_generic_plan`, run(t as unknown as Db)]);
     return result;
