@@ -73,12 +73,16 @@ export function visibleEvent(sql: Db, p: Principal, alias = 'e'): Fragment {
     ${clientOnly})`;
 }
 
+/** The event kinds whose payload `eventPayload` changes for the principal; every other kind's payload is the stored one. */
+export const PRINCIPAL_PAYLOAD_KINDS = ['parent_changed', 'moved'];
+
 /**
  * The payload of event row `alias` as the principal may read it (jsonb): a parent the caller may
  * not name becomes null (as `links.parent` on the page), and a move names only the projects
  * (and the human ids in them) the caller may see.
  */
 export function eventPayload(sql: Db, p: Principal, alias = 'e'): Fragment {
+  // the kinds named here are PRINCIPAL_PAYLOAD_KINDS: every other event's payload is the same for everyone
   const e = sql(alias);
   const keepIf = (cond: Fragment, key: string): Fragment => sql`case when ${cond} then ${e}.payload->${key} else 'null'::jsonb end`;
   const parent = (key: string): Fragment => keepIf(visibleTicketRef(sql, p, ref(sql, alias, key)), key);

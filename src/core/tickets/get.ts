@@ -139,7 +139,7 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
            ${viewersSql(sql)} as viewers,
            ${client ? sql`null::json` : billingSql(sql, p)} as billing,
            ${commentsSql(sql, p, window)} as comments,
-           ${eventsSql(sql, p)} as events,
+           ${eventsSql(sql, p)}::json as events,
            ${attachmentsSql(sql, p)} as attachments,
            ${linksSql(sql, p)} as links,
            ${codehostSql(sql)} as codehost
@@ -224,7 +224,7 @@ export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise
            ${viewersTextSql(sql)} as viewers,
            ${client ? sql`null::text` : sql`${billingSql(sql, p)}::text`} as billing,
            ${commentsTextSql(sql, p)} as comments,
-           ${eventsSql(sql, p)}::text as events,
+           ${eventsSql(sql, p)} as events,
            ${attachmentsSql(sql, p)}::text as attachments,
            ${linksSql(sql, p)}::text as links,
            ${codehostSql(sql)}::text as codehost

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import type { Principal } from '../auth/principal.ts';
-import { eventPayload, visibleEvent } from '../access/events.ts';
+import { eventPayload, PRINCIPAL_PAYLOAD_KINDS, visibleEvent } from '../access/events.ts';
 import { visibleTicket } from '../access/visible.ts';
 import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
 import { readableAudiences } from '../access/permissions.ts';
@@ -153,18 +153,22 @@ function commentParts(sql: Db, p: Principal, window: CommentWindow | null) {
 }
 
 /**
- * The timeline, oldest first: the events and payloads `visibleEvent` and `eventPayload` allow
- * (src/core/access/events.ts, the rule the change feed shares).
+ * The timeline, oldest first, as JSON text: the events `visibleEvent` allows (src/core/access/events.ts,
+ * the rule the change feed shares), each from the text stored with it (sql/105): its head, the
+ * actor's object (made once per person on the timeline, with the name the workspace shows now) and
+ * its tail, which for PRINCIPAL_PAYLOAD_KINDS is made again from the payload `eventPayload` allows.
  */
 export function eventsSql(sql: Db, p: Principal): Fragment {
   return sql`coalesce((
-    select json_agg(json_build_object(
-             'id', e.id, 'kind', e.kind, 'actor', ${personOrNull(sql, 'ei')}, 'subject', e.subject, 'payload', ${eventPayload(sql, p, 'e')},
-             'createdAt', ${isoSql(sql, sql`e.created_at`)})
-           order by e.created_at, e.seq)
+    select '[' || string_agg(
+             e.json_head || coalesce(ea.json, 'null') ||
+             case when e.kind = any(${PRINCIPAL_PAYLOAD_KINDS}::text[])
+                  then ticket_event_json_tail(e.subject, ${eventPayload(sql, p, 'e')}, e.created_at) else e.json_tail end,
+             ',' order by e.created_at, e.seq) || ']'
     from ticket_events e
-    left join identities ei on ei.id = e.actor_id
-    where e.ticket_id = t.id and ${visibleEvent(sql, p, 'e')}), '[]'::json)`;
+    left join (select ei.id, json_build_object('id', ei.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, 'ei')})::text as json
+               from identities ei where ei.id in (select ex.actor_id from ticket_events ex where ex.ticket_id = t.id)) ea on ea.id = e.actor_id
+    where e.ticket_id = t.id and ${visibleEvent(sql, p, 'e')}), '[]')`;
 }
 
 /** Attachment metadata (never the bytes) of readable audiences, on readable comments. */
