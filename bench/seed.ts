@@ -190,8 +190,9 @@ export async function growBigWorkspace(sql: Db, big: BigWorkspace, n: number, op
  * - Tickets go in with their triggers (derived columns, foreign keys, board counters), in chunks
  *   of consecutive g over `lanes` connections at once (the row triggers and to_tsvector are
  *   CPU-bound: one backend per core). Comments, labels and links go in with triggers off
- *   (session_replication_role = replica, trusted seed data); the search vectors and comment
- *   counts the comment triggers would keep are then set in one update of the tickets that have
+ *   (session_replication_role = replica, trusted seed data); the labels arrays the label triggers
+ *   would keep are then made by the function they call, and the search vectors and comment
+ *   counts the comment triggers would keep are set in one update of the tickets that have
  *   comments (a ticket without any already holds them: the insert trigger computed its public
  *   vector from title and description, the internal one is empty).
  * - When the new tickets outnumber those already in the table, the tickets' secondary indexes
@@ -277,6 +278,10 @@ async function addTickets(sql: Db, shape: TicketShape, from: number, to: number,
             where a.workspace_id = ${ws} and a.number % 10 = 3 and b.workspace_id = ${ws} and ${isNew('b')}`,
         ),
     ]);
+    // the labels arrays the ticket_labels triggers keep (sql/106), for the new tickets that have labels
+    await sql`
+      select refresh_ticket_label_sets(array(
+        select distinct tl.ticket_id from ticket_labels tl join tickets t on t.id = tl.ticket_id where t.workspace_id = ${ws} and ${isNew('t')}))`;
     await replica(
       (tx) => tx`
         update tickets t set comment_count = c.n,

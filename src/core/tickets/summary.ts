@@ -184,8 +184,7 @@ export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined')
     'assignee', ${from(d.assignee, person('ts_asg', 'ts_asgc'))},
     'reporter', ${from(d.reporter, person('ts_rep', 'ts_repc'))},
     'billingClient', ${from(d.billingClient, sql`case when ts_bill.id is null then null else json_build_object('id', ts_bill.id, 'name', ts_bill.name) end`)},
-    'labels', coalesce((select json_agg(json_build_object('id', l.id, 'name', l.name) order by lower(l.name), l.id)
-                        from ticket_labels tl join labels l on l.id = tl.label_id where tl.ticket_id = t.id), '[]'::json),
+    'labels', coalesce((select ls.labels from ticket_label_sets ls where ls.ticket_id = t.id), '[]'::json),
     'dueDate', ${dateSql(sql, sql`t.due_date`)},
     'startDate', ${dateSql(sql, sql`t.start_date`)},
     'estimateMinutes', t.estimate_minutes,
