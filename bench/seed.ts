@@ -279,8 +279,9 @@ async function addTickets(sql: Db, shape: TicketShape, from: number, to: number,
         ),
     ]);
     // the labels arrays the ticket_labels triggers keep (sql/106), for the new tickets that have labels
+    // (computed without the triggers' row locks: nothing else writes meanwhile)
     await sql`
-      select refresh_ticket_label_sets(array(
+      select compute_ticket_label_sets(array(
         select distinct tl.ticket_id from ticket_labels tl join tickets t on t.id = tl.ticket_id where t.workspace_id = ${ws} and ${isNew('t')}))`;
     await replica(
       (tx) => tx`
