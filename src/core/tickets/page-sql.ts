@@ -170,8 +170,7 @@ export function eventsSql(sql: Db, p: Principal): Fragment {
                   then ticket_event_json_tail(e.subject, ${eventPayload(sql, p, 'e')}, e.created_at) else e.json_tail end,
              ',' order by e.created_at, e.seq) || ']'
     from ticket_events e
-    left join lateral (select json_build_object('id', ei.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, 'ei')})::text as json
-                       from identities ei where ei.id = e.actor_id) ea on true
+    left join lateral (select ${personOrNull(sql, 'ei')}::text as json from identities ei where ei.id = e.actor_id) ea on true
     where e.ticket_id = t.id and ${visibleEvent(sql, p, 'e')}), '[]')`;
 }
 
