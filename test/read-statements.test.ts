@@ -17,6 +17,7 @@ import {
   makeComment,
   makeLink,
   makeProject,
+  addLabels,
   makeTicket,
   makeToken,
   makeUser,
@@ -115,7 +116,14 @@ describe('read statements', () => {
     const sql = app.db.sql;
     const project = await makeProject(sql, ws, { members: [{ person: named }] });
     for (let i = 0; i < 7; i++) {
-      await makeTicket(sql, ws, { projectId: i % 3 ? project.id : null, reporterId: named.id, assigneeId: i % 2 ? named.id : null, title: `Q "${i}" \\ ü` });
+      const t = await makeTicket(sql, ws, {
+        projectId: i % 3 ? project.id : null,
+        reporterId: named.id,
+        assigneeId: i % 2 ? named.id : null,
+        title: `Q "${i}" \\ ü`,
+      });
+      await sql`insert into labels (workspace_id, name) values (${ws.id}, ${`L ${i}`})`;
+      await addLabels(sql, ws, t.id, [`L ${i}`]);
     }
     const ownerToken = (await makeToken(sql, ws, owner)).token;
     const namedToken = (await makeToken(sql, ws, named)).token;
@@ -145,11 +153,12 @@ describe('read statements', () => {
       expect(my.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(my.body).toEqual(JSON.parse(JSON.stringify(await runOp(getMyWork, ctx, {}))));
     }
-    // the summaries went out as PostgreSQL wrote them (json_build_object's `"key" : value`, which
-    // JSON.stringify never writes): not parsed and serialised again in the web process
+    // the summaries went out as PostgreSQL wrote them: each label kept as json_build_object wrote it
+    // (sql/106: `"key" : value`, which JSON.stringify never writes) inside the summary written from its
+    // typed row (sql/107): not parsed and serialised again in the web process
     for (const path of ['/tickets', '/board', '/my']) {
-      const raw = await fetch(`${app.base}${base}${path}`, { headers: { authorization: `Bearer ${ownerToken}` } });
-      expect(await raw.text()).toMatch(/\{"id" : "[0-9a-f-]{36}", "humanId" : "/);
+      const raw = await fetch(`${app.base}${base}${path}`, { headers: { authorization: `Bearer ${namedToken}` } });
+      expect(await raw.text()).toMatch(/\{"id":"[0-9a-f-]{36}","humanId":"[^]*?"labels":\[\{"id" : "[0-9a-f-]{36}", "name" : "L \d"\}\]/);
     }
     // a board whose columns go on: the cursor the text form built reads the same next page
     const paged = await app.call('GET', `${base}/board?limit=1`, { token: ownerToken });
@@ -212,10 +221,11 @@ describe('read statements', () => {
       if (person === owner) expect(page.viewers.filter((v) => v.canRemove)).toHaveLength(2);
       if (person === clientUser) expect(res.body).not.toHaveProperty('billing');
       else expect(res.body).toHaveProperty('billing');
-      // PostgreSQL's spacing (`"key" : value`, which JSON.stringify never writes): not parsed and written again
+      // the summary from its typed row (sql/107) first; then PostgreSQL's spacing (`"key" : value`, which
+      // JSON.stringify never writes) in the events and comments: not parsed and written again
       const raw = await fetch(`${app.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
       const text = await raw.text();
-      expect(text).toMatch(/^\{"id" : "[0-9a-f-]{36}", "humanId" : "/);
+      expect(text).toMatch(/^\{"id":"[0-9a-f-]{36}","humanId":"/);
       // the events from the text each keeps (sql/105): the actor's object and the payload's jsonb spacing (`"new": "b"`) show PostgreSQL wrote them
       expect(text).toMatch(
         /"events":\[\{"id":"[0-9a-f-]{36}","kind":"[a-z_]+","actor":\{"id" : "[0-9a-f-]{36}", "name" : "[^]*?"\},"subject":null,"payload":\{"new": "/,

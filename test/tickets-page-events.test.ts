@@ -46,7 +46,7 @@ async function pageEvents(person: Person, ref: string): Promise<Record<string, u
   const ctx = { sql: app.db.sql, principal, now: () => new Date() };
   const text = await runOp(readTicketPageJson, ctx, { ref });
   if (text.status !== 200) throw new Error('expected the page');
-  const fromText = (JSON.parse(text.page.jsonText) as { events: Record<string, unknown>[] }).events;
+  const fromText = (JSON.parse(text.page.jsonText.toString()) as { events: Record<string, unknown>[] }).events;
   const object = await getTicketPage(ctx, ref);
   expect(fromText).toEqual(JSON.parse(JSON.stringify(object.events)));
   return fromText;

@@ -119,7 +119,7 @@ describe('statement count of GET /tickets/{ref}', () => {
       expect(d.n).toBe(c.n);
       expect(d.n).toBe(b.n);
       if (d.result.status !== 200) throw new Error('expected the page');
-      expect(JSON.parse(d.result.page.jsonText)).toEqual(JSON.parse(JSON.stringify(b.result)));
+      expect(JSON.parse(d.result.page.jsonText.toString())).toEqual(JSON.parse(JSON.stringify(b.result)));
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Ctx } from '../ctx.ts';
-import { jsonText, type JsonText } from '../json-text.ts';
+import { jsonBytes, jsonText, type JsonPart, type JsonText } from '../json-text.ts';
+import { byteRows, intOf, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import { ticketFilterSchema, ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema } from '../tickets/list.ts';
@@ -39,30 +40,45 @@ interface ColumnRow<T> {
 
 /**
  * The board's one statement: a row per workflow state in workflow order (position, then key), with
- * its total, its first page in board order (json, or its text with `asText`) and its last ticket's
- * key; with `markSql`, the read mark of the same snapshot.
+ * its total, its first page in board order (json, or its bytes as PostgreSQL sent them with
+ * `asText`) and its last ticket's key; with `markSql`, the read mark of the same snapshot.
  */
 async function boardRows<T extends boolean>(
   ctx: Ctx,
   q: z.output<typeof boardQuerySchema>,
   asText: T,
   markSql: Fragment | null = null,
-): Promise<ColumnRow<T extends true ? string : TicketSummary[]>[]> {
+): Promise<ColumnRow<T extends true ? Buffer : TicketSummary[]>[]> {
   const { sql, principal: p } = ctx;
   const limit = q.limit ?? BOARD_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);
   const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;
   // totals from the counters the database keeps (no count over the column) where the filters allow
   const total = countersAnswer(q) ? countedTotalSql(ctx, q) : sql`(select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column})`;
-  return sql<ColumnRow<T extends true ? string : TicketSummary[]>[]>`
+  const query = sql<ColumnRow<TicketSummary[]>[]>`
     select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
            ${total} as total,
-           ${asText ? sql`c.tickets::text` : sql`c.tickets`} as tickets, c.shown, c.last_key, c.last_id
+           c.tickets, c.shown, c.last_key, c.last_id
            ${markSql ? sql`, ${markSql} as read_mark` : sql``}
     from workflow_states s
     cross join lateral ${summaryPageSql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} c
     where s.workspace_id = ${p.workspaceId}
     order by s.position, s.key`;
+  if (!asText) return (await query) as unknown as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
+  const rows = await byteRows<keyof ColumnRow<unknown>>(query);
+  return rows.map((r): ColumnRow<Buffer> => ({
+    id: textOf(r.id)!,
+    key: textOf(r.key)!,
+    name: textOf(r.name)!,
+    category: textOf(r.category) as 'open' | 'closed',
+    mark: textOf(r.mark)!,
+    total: intOf(r.total)!,
+    tickets: r.tickets!,
+    shown: intOf(r.shown)!,
+    last_key: textOf(r.last_key),
+    last_id: textOf(r.last_id),
+    read_mark: textOf(r.read_mark) ?? undefined,
+  })) as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
 }
 
 /** The column's cursor to its next page: set exactly when the total exceeds the first page. */
@@ -92,12 +108,18 @@ export const getBoard = defineOp({
   },
 });
 
-/** The Board's JSON around the columns' summaries as PostgreSQL wrote them. */
-function boardText(rows: ColumnRow<string>[]): string {
-  const columns = rows.map(
-    (r) => `{"state":${JSON.stringify(state(r))},"total":${r.total},"tickets":${r.tickets},"nextCursor":${JSON.stringify(nextCursorOf(r))}}`,
+/** The Board's JSON around the columns' summaries as PostgreSQL wrote them (their bytes, unread). */
+function boardText(rows: ColumnRow<Buffer>[]): Buffer {
+  const parts: JsonPart[] = ['{"columns":['];
+  rows.forEach((r, i) =>
+    parts.push(
+      `${i ? ',' : ''}{"state":${JSON.stringify(state(r))},"total":${r.total},"tickets":`,
+      r.tickets,
+      `,"nextCursor":${JSON.stringify(nextCursorOf(r))}}`,
+    ),
   );
-  return `{"columns":[${columns.join(',')}]}`;
+  parts.push(']}');
+  return jsonBytes(parts);
 }
 
 /**
@@ -116,7 +138,7 @@ export const getBoardJson = defineOp({
     if (q.due !== undefined || q.q !== undefined) return jsonText(boardText(await boardRows(ctx, q, true)));
     const text = await remembered(ctx, 'board', q, async (markSql) => {
       const rows = await boardRows(ctx, q, true, markSql);
-      return { text: boardText(rows), mark: rows[0]?.read_mark ?? null };
+      return { body: boardText(rows), mark: rows[0]?.read_mark ?? null };
     });
     return jsonText(text);
   },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { onCachedPlan } from '../../db/connect.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonText, type JsonText } from '../json-text.ts';
+import { byteRows, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
@@ -87,14 +88,13 @@ export const getMyWorkJson = defineOp({
       'my',
       input,
       async (markSql) => {
-        const [row] = await onCachedPlan(
-          ctx.sql,
-          (sql) => sql<[{ json: string; mark: string | null }]>`
-            select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon")::text as json,
+        const [row] = await onCachedPlan(ctx.sql, (sql) =>
+          byteRows<'json' | 'mark'>(sql`
+            select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon") as json,
                    ${markSql ?? sql`null::text`} as mark
-            from (${myListsSql(ctx, input)}) x`,
+            from (${myListsSql(ctx, input)}) x`),
         );
-        return { text: row.json, mark: row.mark };
+        return { body: row!.json!, mark: textOf(row!.mark) };
       },
       todaySql(ctx),
     );

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 
-/** At most this many characters of remembered answers per process (a 400-ticket board is about 400,000). */
-const MAX_CHARS = 64 * 1024 * 1024;
+/** At most this many bytes of remembered answers per process (a 400-ticket board is about 400,000). */
+const MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Answers of reads (a board, "my work") this process computed, each with the read mark it was
@@ -12,9 +12,9 @@ const MAX_CHARS = 64 * 1024 * 1024;
  * the next request. Least recently used answers leave first.
  */
 export class ReadAnswers {
-  private answers = new LRUCache<string, { mark: string; text: string }>({
-    maxSize: MAX_CHARS,
-    sizeCalculation: (a) => a.text.length + a.mark.length + 1,
+  private answers = new LRUCache<string, { mark: string; body: Buffer }>({
+    maxSize: MAX_BYTES,
+    sizeCalculation: (a) => a.body.length + a.mark.length + 1,
   });
 
   /** Whether an answer is remembered for `key`, under whatever mark. */
@@ -23,12 +23,12 @@ export class ReadAnswers {
   }
 
   /** The answer remembered for `key` under exactly `mark`, if any. */
-  get(key: string, mark: string): string | undefined {
+  get(key: string, mark: string): Buffer | undefined {
     const a = this.answers.get(key);
-    return a && a.mark === mark ? a.text : undefined;
+    return a && a.mark === mark ? a.body : undefined;
   }
 
-  set(key: string, mark: string, text: string): void {
-    if (text.length < MAX_CHARS) this.answers.set(key, { mark, text });
+  set(key: string, mark: string, body: Buffer): void {
+    if (body.length < MAX_BYTES) this.answers.set(key, { mark, body });
   }
 }

@@ -32,9 +32,9 @@ function callerKey(p: Principal): string {
   });
 }
 
-/** A freshly computed answer and the read mark its statement saw (null: do not remember it). */
+/** A freshly computed answer (JSON bytes, core/json-text.ts) and the read mark its statement saw (null: do not remember it). */
 export interface Fresh {
-  text: string;
+  body: Buffer;
   mark: string | null;
 }
 
@@ -54,9 +54,9 @@ export async function remembered(
   input: unknown,
   compute: (markSql: Fragment | null) => Promise<Fresh>,
   extra?: Fragment,
-): Promise<string> {
+): Promise<Buffer> {
   const answers = ctx.caches?.readAnswers;
-  if (!answers || ctx.inTx) return (await compute(null)).text;
+  if (!answers || ctx.inTx) return (await compute(null)).body;
   const { sql } = ctx;
   const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
   const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
@@ -67,6 +67,6 @@ export async function remembered(
     if (hit !== undefined) return hit;
   }
   const fresh = await compute(markSql);
-  if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.text);
-  return fresh.text;
+  if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.body);
+  return fresh.body;
 }

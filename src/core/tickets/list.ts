@@ -4,7 +4,7 @@ import { decodeUpdatedCursor, encodeUpdatedCursor } from './cursor.ts';
 import { ticketFilterSchema, ticketFilterWhere } from './filters.ts';
 import { ticketListSchema } from './summary-schema.ts';
 import type { Ctx } from '../ctx.ts';
-import { jsonArrayText, jsonText, type JsonText } from '../json-text.ts';
+import { jsonArrayParts, jsonBytes, jsonText, type JsonText } from '../json-text.ts';
 import { remembered } from '../reads/remembered.ts';
 import { selectSummaries, type Fragment, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
 
@@ -77,11 +77,11 @@ export const listTickets = defineOp({
   },
 });
 
-/** The TicketList of text rows: the summaries' JSON text joined without being parsed (core/json-text.ts). */
-function listText(rows: SummaryTextRow[], limit: number): string {
+/** The TicketList of text rows: the summaries' JSON bytes joined without being read (core/json-text.ts). */
+function listText(rows: SummaryTextRow[], limit: number): Buffer {
   const page = rows.slice(0, limit);
-  const items = jsonArrayText(page.map((r) => r.summary));
-  return `{"items":${items},"nextCursor":${JSON.stringify(nextCursorOf(rows, limit, page.at(-1)?.id))}}`;
+  const items = jsonArrayParts(page.map((r) => r.summary));
+  return jsonBytes(['{"items":', ...items, `,"nextCursor":${JSON.stringify(nextCursorOf(rows, limit, page.at(-1)?.id))}}`]);
 }
 
 /**
@@ -106,7 +106,7 @@ export const listTicketsJson = defineOp({
     }
     const text = await remembered(ctx, 'tickets', q, async (markSql) => {
       const { rows, limit } = await listRows(ctx, q, true, markSql);
-      return { text: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
+      return { body: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
     });
     return jsonText(text);
   },

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.ts';
+import { byteRows, textOf } from '../../db/raw.ts';
 import type { Principal } from '../auth/principal.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
@@ -141,11 +142,11 @@ export function summaryJoins(sql: Db): Fragment {
 export function summaryJoinsPrebuilt(sql: Db, p: Principal): Fragment {
   const ws = p.workspaceId;
   return sql`${summaryJoins(sql)}
-    left join (select k.id, json_build_object('id', k.id, 'key', k.key, 'name', k.name) as j
+    left join (select k.id, ${kindJson(sql, 'k')} as j
                from ticket_kinds k where k.workspace_id = ${ws}::uuid) tj_kind on tj_kind.id = t.kind_id
-    left join (select s.id, json_build_object('id', s.id, 'key', s.key, 'name', s.name, 'category', s.category, 'position', s.position) as j
+    left join (select s.id, ${stateJson(sql, 's')} as j
                from workflow_states s where s.workspace_id = ${ws}::uuid) tj_state on tj_state.id = t.state_id
-    left join (select pr.id, json_build_object('id', pr.id, 'key', pr.key, 'name', pr.name, 'position', pr.position) as j
+    left join (select pr.id, ${priorityJson(sql, 'pr')} as j
                from priorities pr where pr.workspace_id = ${ws}::uuid) tj_prio on tj_prio.id = t.priority_id`;
 }
 
@@ -160,6 +161,8 @@ export type SummaryMode = 'joined' | 'lookup' | 'prebuilt';
 /**
  * The TicketSummary of ticket row `t` as one json value. `parentId` is shown only when the
  * parent is visible to the caller, and `commentCount` counts only the comments the caller may read.
+ * Written from a row of type `json_ticket_summary` (sql/107_summary_row_types.sql), whose attribute
+ * names are the keys: the values below are in the type's attribute order.
  */
 export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined'): Fragment {
   const d = dimensions(sql);
@@ -171,34 +174,52 @@ export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined')
     return sql`(select ${value} from ${first} ${joins} where ${key})`;
   };
   const person = (i: string, c: string): Fragment =>
-    sql`case when ${sql(i)}.id is null then null else json_build_object('id', ${sql(i)}.id, 'name', ${personNameSql(sql, sql`t.workspace_id`, i)}, 'clientName', ${sql(c)}.name) end`;
-  return sql`json_build_object(
-    'id', t.id,
-    'humanId', coalesce(${from(d.project, sql`ts_proj.key`)}, 'INBOX') || '-' || t.number,
-    'title', t.title,
-    'kind', ${from(d.kind, sql`json_build_object('id', ts_kind.id, 'key', ts_kind.key, 'name', ts_kind.name)`, sql`tj_kind.j`)},
-    'state', ${from(d.state, sql`json_build_object('id', ts_state.id, 'key', ts_state.key, 'name', ts_state.name, 'category', ts_state.category, 'position', ts_state.position)`, sql`tj_state.j`)},
-    'priority', ${from(d.priority, sql`json_build_object('id', ts_prio.id, 'key', ts_prio.key, 'name', ts_prio.name, 'position', ts_prio.position)`, sql`tj_prio.j`)},
-    'project', ${from(d.project, sql`case when ts_proj.id is null then null else json_build_object('id', ts_proj.id, 'key', ts_proj.key, 'name', ts_proj.name) end`)},
-    'queue', case when t.project_id is null then 'inbox' end,
-    'assignee', ${from(d.assignee, person('ts_asg', 'ts_asgc'))},
-    'reporter', ${from(d.reporter, person('ts_rep', 'ts_repc'))},
-    'billingClient', ${from(d.billingClient, sql`case when ts_bill.id is null then null else json_build_object('id', ts_bill.id, 'name', ts_bill.name) end`)},
-    'labels', coalesce((select ls.labels from ticket_label_sets ls where ls.ticket_id = t.id), '[]'::json),
-    'dueDate', ${dateSql(sql, sql`t.due_date`)},
-    'startDate', ${dateSql(sql, sql`t.start_date`)},
-    'estimateMinutes', t.estimate_minutes,
-    'parentId', case when t.parent_id is not null
-                      and exists (select 1 from tickets ts_par where ts_par.id = t.parent_id and ${visibleTicket(sql, p, 'ts_par')})
-                     then t.parent_id end,
-    'commentCount', ${
+    sql`case when ${sql(i)}.id is null then null else row(${sql(i)}.id, ${personNameSql(sql, sql`t.workspace_id`, i)}, ${sql(c)}.name)::json_person end`;
+  return sql`to_json(row(
+    t.id,
+    coalesce(${from(d.project, sql`ts_proj.key`)}, 'INBOX') || '-' || t.number,
+    t.title,
+    ${from(d.kind, kindJson(sql, 'ts_kind'), sql`tj_kind.j`)},
+    ${from(d.state, stateJson(sql, 'ts_state'), sql`tj_state.j`)},
+    ${from(d.priority, priorityJson(sql, 'ts_prio'), sql`tj_prio.j`)},
+    ${from(d.project, sql`case when ts_proj.id is null then null else row(ts_proj.id, ts_proj.key, ts_proj.name)::json_named_ref end`)},
+    case when t.project_id is null then 'inbox' end,
+    ${from(d.assignee, person('ts_asg', 'ts_asgc'))},
+    ${from(d.reporter, person('ts_rep', 'ts_repc'))},
+    ${from(d.billingClient, sql`case when ts_bill.id is null then null else row(ts_bill.id, ts_bill.name)::json_client end`)},
+    coalesce((select ls.labels from ticket_label_sets ls where ls.ticket_id = t.id), '[]'::json),
+    t.due_date,
+    t.start_date,
+    t.estimate_minutes,
+    case when t.parent_id is not null
+          and exists (select 1 from tickets ts_par where ts_par.id = t.parent_id and ${visibleTicket(sql, p, 'ts_par')})
+         then t.parent_id end,
+    ${
       readableAudiences(p).length === 2
         ? sql`t.comment_count` // every audience: the count kept on the ticket
         : sql`(select count(*)::int from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[]))`
     },
-    'createdAt', ${isoSql(sql, sql`t.created_at`)},
-    'updatedAt', ${isoSql(sql, sql`t.updated_at`)}
-  )`;
+    ${isoSql(sql, sql`t.created_at`)},
+    ${isoSql(sql, sql`t.updated_at`)}
+  )::json_ticket_summary)`;
+}
+
+/** A summary's `kind` of ticket_kinds row `alias`, as json. */
+function kindJson(sql: Db, alias: string): Fragment {
+  const k = sql(alias);
+  return sql`to_json(row(${k}.id, ${k}.key, ${k}.name)::json_named_ref)`;
+}
+
+/** A summary's `state` of workflow_states row `alias`, as json. */
+function stateJson(sql: Db, alias: string): Fragment {
+  const s = sql(alias);
+  return sql`to_json(row(${s}.id, ${s}.key, ${s}.name, ${s}.category, ${s}.position)::json_state)`;
+}
+
+/** A summary's `priority` of priorities row `alias`, as json. */
+function priorityJson(sql: Db, alias: string): Fragment {
+  const r = sql(alias);
+  return sql`to_json(row(${r}.id, ${r}.key, ${r}.name, ${r}.position)::json_priority)`;
 }
 
 /** A page of GET /tickets (and of a board column). */
@@ -224,7 +245,7 @@ export interface SummaryQuery {
    * index and a sort, a common one the updatedAt index; the generic plan measured 30x slower.
    */
   customPlan?: boolean;
-  /** The summary as the JSON text PostgreSQL wrote (`summary::text`), for a door that sends it as is (core/json-text.ts). */
+  /** The summary as the JSON PostgreSQL wrote, its bytes unread, for a door that sends it as is (core/json-text.ts). */
   asText?: boolean;
   /** Selected beside every row as `read_mark`: the read mark of the statement's snapshot (core/reads/remembered.ts). */
   mark?: Fragment | null;
@@ -235,9 +256,9 @@ export interface SummaryRow {
   key: string | null;
 }
 
-/** A row of `selectSummaries` with `asText`: the summary's JSON text and the ticket's id beside it. */
+/** A row of `selectSummaries` with `asText`: the summary's JSON as PostgreSQL sent it (bytes) and the ticket's id beside it. */
 export interface SummaryTextRow {
-  summary: string;
+  summary: Buffer;
   id: string;
   key: string | null;
   /** With `mark`: the read mark the statement saw. */
@@ -269,7 +290,10 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<Summar
     ) t
     ${mode === 'joined' ? summaryJoins(sql) : sql``}
     order by t.page_rank`;
-  return q.customPlan ? unnamedStatement(query) : query;
+  if (q.customPlan) unnamedStatement(query);
+  if (!q.asText) return query;
+  const rows = await byteRows<'summary' | 'id' | 'key' | 'read_mark'>(query);
+  return rows.map((r) => ({ summary: r.summary!, id: textOf(r.id)!, key: textOf(r.key), read_mark: textOf(r.read_mark) ?? undefined }));
 }
 
 /**
