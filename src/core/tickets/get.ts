@@ -22,7 +22,8 @@ import {
 import { ticketPageTime, type TicketTime } from './page-time.ts';
 import { ticketPermissions, type TicketPermissions } from '../access/permissions.ts';
 import { isoSql, summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
-import { jsonText, type JsonText } from '../json-text.ts';
+import { jsonText, type JsonPart, type JsonText } from '../json-text.ts';
+import { byteRows, textOf } from '../../db/raw.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
 import type { Comment } from '../comments/present.ts';
@@ -181,23 +182,23 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
   };
 }
 
-interface PageTextRow {
-  id: string;
-  updatedAt: string;
-  summary: string;
-  description: string;
-  source: string;
-  startedBy: string;
-  archived: boolean;
-  closedAt: string | null;
-  viewers: string;
-  billing: string | null;
-  comments: string;
-  events: string;
-  attachments: string;
-  links: string;
-  codehost: string;
-}
+/** The page's columns: those the process reads decoded, the rest as the bytes PostgreSQL sent (db/raw.ts). */
+type PageTextColumn =
+  | 'id'
+  | 'updatedAt'
+  | 'summary'
+  | 'description'
+  | 'source'
+  | 'startedBy'
+  | 'archived'
+  | 'closedAt'
+  | 'viewers'
+  | 'billing'
+  | 'comments'
+  | 'events'
+  | 'attachments'
+  | 'links'
+  | 'codehost';
 
 /** The whole page as JSON text, with what its ETag is computed from (the page's own id and updatedAt). */
 export interface TicketPageText {
@@ -212,12 +213,13 @@ export interface TicketPageText {
  * viewer object) are passed through unparsed; the web process adds what needs its rules, each beside
  * the text it belongs to: descriptionHtml and each comment's bodyHtml (renderMarkdown, sanitised,
  * cached by source), each viewer's canRemove, time and permissions. The keys come in the object
- * form's order. Same statement shape as the object form, its json columns selected as text.
+ * form's order. Same statement shape as the object form, its json columns read as the bytes PostgreSQL
+ * sent (db/raw.ts) and joined with the rest as bytes (core/json-text.ts).
  */
 export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise<TicketPageText> {
   const { sql, principal: p } = ctx;
   const client = isClientRole(p.role);
-  const [row] = await sql<PageTextRow[]>`
+  const [row] = await byteRows<PageTextColumn>(sql`
     select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryJson(sql, p)}::text as summary,
            t.description, t.source, t.started_by as "startedBy", t.archived,
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
@@ -230,29 +232,40 @@ export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise
            ${codehostSql(sql)}::text as codehost
     from tickets t
     ${summaryJoins(sql)}
-    where t.id = ${facts.id} and ${visibleTicket(sql, p)}`;
+    where t.id = ${facts.id} and ${visibleTicket(sql, p)}`);
   if (!row) throw notFound(undefined, undefined, 'No such ticket.');
   const permissions = ticketPermissions(p, facts);
   const time = await ticketPageTime(ctx, facts);
-  const viewers = splitItems(row.viewers).map((v) => {
+  const viewers = splitItems(textOf(row.viewers)!).map((v) => {
     const [object, identityId] = v.split(PART) as [string, string];
     const canRemove = ticketRuleHolds(p, 'viewers.remove', facts, permissions, { viewer: identityId });
     return `${object.slice(0, -1)},"canRemove":${canRemove}}`;
   });
-  const comments = splitItems(row.comments).map((c) => {
+  const comments = splitItems(textOf(row.comments)!).map((c) => {
     const [head, rest] = c.split(PART) as [string, string];
     const { body } = JSON.parse(head) as { body: string };
     return `${head.slice(0, -1)},"bodyHtml":${JSON.stringify(renderMarkdown(body))},${rest.slice(1)}`;
   });
   const str = JSON.stringify;
-  // row.summary is one json object: its closing brace is its last character
-  const text =
-    `${row.summary.slice(0, -1)},"description":${str(row.description)},"descriptionHtml":${str(renderMarkdown(row.description))}` +
-    `,"source":${str(row.source)},"startedBy":${str(row.startedBy)},"archived":${row.archived},"closedAt":${str(row.closedAt)}` +
-    `,"viewers":[${viewers.join(',')}]${client || row.billing === null ? '' : `,"billing":${row.billing}`}` +
-    `,"comments":[${comments.join(',')}],"events":${row.events},"attachments":${row.attachments},"links":${row.links}` +
-    `,"time":${str(time)},"codehost":${row.codehost},"permissions":${str(permissions)}}`;
-  return { id: row.id, updatedAt: row.updatedAt, page: jsonText(text) };
+  const description = textOf(row.description)!;
+  // the summary is one json object: its closing brace is its last byte
+  const parts: JsonPart[] = [
+    row.summary!.subarray(0, -1),
+    `,"description":${str(description)},"descriptionHtml":${str(renderMarkdown(description))}` +
+      `,"source":${str(textOf(row.source))},"startedBy":${str(textOf(row.startedBy))},"archived":${textOf(row.archived) === 't'}` +
+      `,"closedAt":${str(textOf(row.closedAt))},"viewers":[${viewers.join(',')}]`,
+    ...(client || row.billing === null ? [] : [',"billing":', row.billing]),
+    `,"comments":[${comments.join(',')}],"events":`,
+    row.events!,
+    ',"attachments":',
+    row.attachments!,
+    ',"links":',
+    row.links!,
+    `,"time":${str(time)},"codehost":`,
+    row.codehost!,
+    `,"permissions":${str(permissions)}}`,
+  ];
+  return { id: textOf(row.id)!, updatedAt: textOf(row.updatedAt)!, page: jsonText(parts) };
 }
 
 const splitItems = (joined: string): string[] => (joined === '' ? [] : joined.split(ITEM));
