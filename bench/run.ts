@@ -7,7 +7,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { ensureDemo } from '../src/core/demo/seed.ts';
 import { spawnGroup, type Spawned } from '../test/helpers/spawn.ts';
 import { freePort, withDatabase } from '../test/setup/global.ts';
-import { serviceEnv, table, TARGET_PREFIX } from './lib.ts';
+import { serviceEnv, settle, table, TARGET_PREFIX } from './lib.ts';
 import { seedBigWorkspace, type BigWorkspace } from './seed.ts';
 import type { BenchEnv, Scenario } from './scenario.ts';
 import { board } from './scenarios/board.ts';
@@ -86,8 +86,10 @@ async function main() {
     console.log(`bench: ${os.cpus().length} cores, node ${process.version}, scenarios: ${chosen.map((s) => s.name).join(', ')}\n`);
     const targets: string[] = [];
     for (const s of chosen) {
+      // the targets are for a quiet machine: wait out what the previous scenario left running (autovacuum after the mix)
+      const quiet = process.env.BENCH_SETTLE === 'off' ? 'started at once (BENCH_SETTLE=off)' : await settle();
       const { rows, notes } = await s.run(benv);
-      console.log(`## ${s.name}\n${rows.length ? `${table(rows)}\n` : ''}${notes.map((n) => `- ${n}`).join('\n')}\n`);
+      console.log(`## ${s.name}\n${rows.length ? `${table(rows)}\n` : ''}${[quiet, ...notes].map((n) => `- ${n}`).join('\n')}\n`);
       targets.push(...notes.filter((n) => n.startsWith(TARGET_PREFIX)).map((n) => `${s.name}: ${n}`));
     }
     // every scenario's `target(...)` lines again, together (load average: absolute times move with it)

@@ -23,7 +23,8 @@ import { growBigWorkspace, seedBigWorkspace, type BigWorkspace } from '../seed.t
  * tokens and first pages (grown tickets are older than the rest, bench/seed.ts), and the same
  * cursor is the same number of rows deep in both. One web process serves each database, and the
  * two are measured in alternating order, case by case and round after round
- * (BENCH_SCALE_ROUNDS), so drift in the machine's load falls on both sides. Beside the times,
+ * (BENCH_SCALE_ROUNDS, 5), so drift in the machine's load falls on both sides; the verdict is the
+ * median of the rounds' own large/small ratios (each round's pair measured back to back). Beside the times,
  * the shared buffers each read touches (EXPLAIN ANALYZE BUFFERS of the operation's main
  * statement) at both sizes: the same comparison without the noise, and whether that statement
  * keeps its cached plan at both sizes (a generic plan costed above the custom ones is never taken:
@@ -35,7 +36,7 @@ export const scale: Scenario = {
   async run(env) {
     const from = Number(process.env.BENCH_SCALE_FROM ?? 100_000);
     const to = Number(process.env.BENCH_SCALE_TO ?? 1_000_000);
-    const rounds = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
+    const rounds = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
     const connections = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 1);
     const adminUrl = withDatabase(env.dbUrl, 'postgres');
     const base = new URL(env.dbUrl).pathname.slice(1);
@@ -130,7 +131,10 @@ export const scale: Scenario = {
       );
       for (const c of cases) {
         const e = p50s.get(c.name)!;
-        const ratio = median(e.large) / median(e.small);
+        // each round measures both sizes back to back: the median of the rounds' own ratios leaves out
+        // the drift of a shared machine between rounds (the ratio of the two medians is printed beside it)
+        const ratio = median(e.large.map((l, k) => l / e.small[k]!));
+        const ofMedians = median(e.large) / median(e.small);
         for (const side of ['small', 'large'] as const) {
           rows.push({
             name: `${c.name} at ${sizes[side]}`,
@@ -146,7 +150,10 @@ export const scale: Scenario = {
         const verdict = target({ issue: 25, name: `${c.name}, p50 at ${sizes.large} / at ${sizes.small} tickets`, value: ratio, limit: 1.2, unit: 'x' });
         // the statement is the same read afresh or not: its buffers once
         if (c.afresh) {
-          notes.push(`${c.name}: p50 ${median(e.small).toFixed(2)} → ${median(e.large).toFixed(2)} ms (per round ${perRound(e)})`, verdict);
+          notes.push(
+            `${c.name}: p50 ${median(e.small).toFixed(2)} → ${median(e.large).toFixed(2)} ms (${ofMedians.toFixed(2)}x; per round ${perRound(e)}, median ${ratio.toFixed(2)}x)`,
+            verdict,
+          );
           continue;
         }
         const smallPlan = await warmExplain(urls.small, c);
@@ -156,7 +163,7 @@ export const scale: Scenario = {
         const [ps, pl] = [await planCache(urls.small, c.token, c.op), await planCache(urls.large, c.token, c.op)];
         const plans = (x: typeof ps) => `${x.generic} generic / ${x.custom} custom`;
         notes.push(
-          `${c.name}: p50 ${median(e.small).toFixed(2)} → ${median(e.large).toFixed(2)} ms (per round ${perRound(e)}); ` +
+          `${c.name}: p50 ${median(e.small).toFixed(2)} → ${median(e.large).toFixed(2)} ms (${ofMedians.toFixed(2)}x; per round ${perRound(e)}, median ${ratio.toFixed(2)}x); ` +
             `main statement's shared buffers ${bs} → ${bl} (${(bl / Math.max(bs, 1)).toFixed(2)}x), execution ${execution(smallPlan)} → ${execution(largePlan)} ms; ` +
             `plans over 10 calls ${plans(ps)} → ${plans(pl)}, planning it afresh ${ps.planningMs.toFixed(2)} → ${pl.planningMs.toFixed(2)} ms`,
           verdict,

@@ -69,7 +69,9 @@ export const tickets: Scenario = {
       for (const [name, url, h, statements, moving] of pairs) {
         const measure = () => latency(`${name}, API, ${connections} conn`, url, { headers: h, connections });
         const api = moving ? await withMovingReadMark(env.sql, big.workspaceId, measure) : await measure();
-        const direct = await sqlLatency(`${name}, its SQL directly, ${connections} conn`, env.dbUrl, statements, { connections });
+        // the direct side under the same conditions: the read mark moving meanwhile too (the writer is the bench's, not the API's)
+        const runSql = () => sqlLatency(`${name}, its SQL directly, ${connections} conn`, env.dbUrl, statements, { connections });
+        const direct = moving ? await withMovingReadMark(env.sql, big.workspaceId, runSql) : await runSql();
         rows.push(api, direct);
         overhead.push(
           target({
