@@ -94,7 +94,8 @@ export const getMyWorkJson = defineOp({
                    ${markSql ?? sql`null::text`} as mark
             from (${myListsSql(ctx, input)}) x`),
         );
-        return { body: row!.json!, mark: textOf(row!.mark) };
+        // a copy: the slice would keep the whole message it arrived in alive in the remembered answers
+        return { body: Buffer.from(row!.json!), mark: textOf(row!.mark) };
       },
       todaySql(ctx),
     );
