@@ -42,11 +42,6 @@ export function isoSql(sql: Db, expr: Fragment): Fragment {
   return sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** A date as `YYYY-MM-DD`, independent of the session's DateStyle. */
-export function dateSql(sql: Db, expr: Fragment): Fragment {
-  return sql`to_char(${expr}, 'YYYY-MM-DD')`;
-}
-
 /**
  * The name workspace `workspace` shows for identity row `alias`: its own mail-learned name
  * (contact_names), else the identity's. The same expression as the SQL function `person_name`
