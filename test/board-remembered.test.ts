@@ -93,6 +93,7 @@ describe('GET /board, /my and /tickets from memory', () => {
     await sql.begin(async (t) => {
       await t`set local session_replication_role = replica`;
       await t`update tickets set title = 'Changed behind the triggers' where id = ${first!.id}`;
+      await t`select compute_ticket_summaries(array[${first!.id}]::uuid[])`; // the stored summary (sql/108), its triggers off too
     });
     try {
       expect(await fresh('owner', path)).not.toEqual(before);
@@ -102,6 +103,7 @@ describe('GET /board, /my and /tickets from memory', () => {
       await sql.begin(async (t) => {
         await t`set local session_replication_role = replica`;
         await t`update tickets set title = ${title} where id = ${first!.id}`;
+        await t`select compute_ticket_summaries(array[${first!.id}]::uuid[])`;
       });
     }
   });
@@ -146,7 +148,7 @@ describe('GET /board, /my and /tickets from memory', () => {
         statements.length = 0;
         await runOp(listTicketsJson, ctx, { limit: 2, cursor: nextCursor });
         expect(statements).toHaveLength(1);
-        expect(statements[0]).toMatch(/json_ticket_summary/);
+        expect(statements[0]).toMatch(/ts_sum\.head/);
         expect(statements[0]).not.toMatch(/read_marks/);
       }
     }));

@@ -361,7 +361,7 @@ describe('GET /my: one statement', () => {
         expect(statements.map((q) => q.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
           'begin',
           'set local plan_cache_mode',
-          'select coalesce(json_agg(x.summary order',
+          'select x.assigned::json as',
           'commit',
         ]);
         const query = statements[2]!;

@@ -40,8 +40,8 @@ interface ColumnRow<T> {
 
 /**
  * The board's one statement: a row per workflow state in workflow order (position, then key), with
- * its total, its first page in board order (json, or its bytes as PostgreSQL sent them with
- * `asText`) and its last ticket's key; with `markSql`, the read mark of the same snapshot.
+ * its total, its first page in board order (json, or with `asText` its JSON text's bytes as
+ * PostgreSQL sent them) and its last ticket's key; with `markSql`, the read mark of the same snapshot.
  */
 async function boardRows<T extends boolean>(
   ctx: Ctx,
@@ -58,7 +58,7 @@ async function boardRows<T extends boolean>(
   const query = sql<ColumnRow<TicketSummary[]>[]>`
     select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
            ${total} as total,
-           c.tickets, c.shown, c.last_key, c.last_id
+           ${asText ? sql`c.tickets` : sql`c.tickets::json as tickets`}, c.shown, c.last_key, c.last_id
            ${markSql ? sql`, ${markSql} as read_mark` : sql``}
     from workflow_states s
     cross join lateral ${summaryPageSql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} c

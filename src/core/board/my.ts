@@ -23,7 +23,7 @@ export const myWorkInput = z.object({
 /**
  * GET /my: the caller's own lists (for an agent token, the agent's), archived tickets left out,
  * visibility applied to every list, each capped at MY_LIST_LIMIT, all four in one statement
- * (one summary rendering over the union of the four pages: a quarter of the planning), run on
+ * (the stored summaries of the union of the four pages read in one join), run on
  * its cached plan (db/connect.ts `onCachedPlan`: planned once per connection, not per call).
  * - assigned: open tickets assigned to the caller; priority, then due date (none last), then activity
  * - reported: tickets the caller started (reporter), open or closed; most recent activity first
@@ -67,7 +67,12 @@ export const getMyWork = defineOp({
   input: myWorkInput,
   output: myWorkSchema,
   run: async (ctx, input): Promise<MyWork> => {
-    const [row] = await onCachedPlan(ctx.sql, (sql) => sql<[MyWork]>`${myListsSql(ctx, input)}`);
+    const [row] = await onCachedPlan(
+      ctx.sql,
+      (sql) => sql<[MyWork]>`
+        select x.assigned::json as assigned, x.reported::json as reported, x.watching::json as watching, x."dueSoon"::json as "dueSoon"
+        from (${myListsSql(ctx, input)}) x`,
+    );
     return row;
   },
 });
@@ -90,7 +95,7 @@ export const getMyWorkJson = defineOp({
       async (markSql) => {
         const [row] = await onCachedPlan(ctx.sql, (sql) =>
           byteRows<'json' | 'mark'>(sql`
-            select json_build_object('assigned', x.assigned, 'reported', x.reported, 'watching', x.watching, 'dueSoon', x."dueSoon") as json,
+            select '{"assigned":' || x.assigned || ',"reported":' || x.reported || ',"watching":' || x.watching || ',"dueSoon":' || x."dueSoon" || '}' as json,
                    ${markSql ?? sql`null::text`} as mark
             from (${myListsSql(ctx, input)}) x`),
         );

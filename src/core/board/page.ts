@@ -1,6 +1,6 @@
 import { visibilityCandidates, visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
-import { limitSql, summaryJoinsPrebuilt, summaryJson, type Fragment } from '../tickets/summary.ts';
+import { limitSql, summaryArrayText, summaryJoins, summaryJson, summaryText, type Fragment } from '../tickets/summary.ts';
 
 /**
  * SQL building blocks shared by the board and "my work": pages of tickets as json arrays of
@@ -32,11 +32,19 @@ export function visibleSql(ctx: Ctx): Fragment {
   return ctx.sql`${candidatesSql(ctx)} and ${visibleTicket(ctx.sql, ctx.principal)}`;
 }
 
-/** One page of ticket rows (every column of `tickets`, plus `page_rank`), visibility included. */
+/**
+ * The columns a page's rows carry: what a summary reads beside its stored text (summaryText) and
+ * what the lists' orders read. Not `t.*`: a ticket row with its search vectors is wide, and the
+ * pages copy their rows through sorts and unions (a tenth of "my work"'s statement).
+ */
+const pageColumns = (ctx: Ctx): Fragment =>
+  ctx.sql`t.id, t.workspace_id, t.parent_id, t.comment_count, t.priority_position, t.due_date, t.updated_at`;
+
+/** One page of ticket rows (the `pageColumns`, plus `page_rank`), visibility included. */
 export function pageRowsSql(ctx: Ctx, q: PageQuery): Fragment {
   const { sql } = ctx;
   return sql`
-    select t.*, row_number() over (order by ${q.order}) as page_rank
+    select ${pageColumns(ctx)}, row_number() over (order by ${q.order}) as page_rank
     from tickets t
     where ${visibleSql(ctx)} and ${q.where}
     order by ${q.order}
@@ -57,7 +65,7 @@ export function openStatesPageSql(ctx: Ctx, q: PageQuery): Fragment {
     select t.*, row_number() over (order by ${q.order}) as page_rank
     from workflow_states s
     cross join lateral (
-      select t.* from tickets t
+      select ${pageColumns(ctx)} from tickets t
       where ${visibleSql(ctx)} and t.state_id = s.id and ${q.where}
       order by ${q.order}
       limit ${limitSql(sql, q.limit)}) t
@@ -68,48 +76,44 @@ export function openStatesPageSql(ctx: Ctx, q: PageQuery): Fragment {
 
 /**
  * A json array of the TicketSummaries of `rows` (a subquery as built by `pageRowsSql`) in
- * page order, `[]` when empty. With `key`, each element is `{summary, key}` instead. Joined
- * lookups: used once per board column, the summary is planned once and joins are the cheaper
- * way to decorate 400 rows (measured against correlated lookups); the workspace's kinds, states
- * and priorities come as json built once per statement (summaryJoinsPrebuilt).
+ * page order, `[]` when empty. With `key`, each element is `{summary, key}` instead.
  */
 export function summaryArraySql(ctx: Ctx, rows: Fragment, key?: Fragment): Fragment {
   const { sql, principal: p } = ctx;
-  const summary = summaryJson(sql, p, 'prebuilt');
+  const summary = summaryJson(sql, p);
   const element = key ? sql`json_build_object('summary', ${summary}, 'key', ${key})` : summary;
-  return sql`(select coalesce(json_agg(${element} order by t.page_rank), '[]'::json) from (${rows}) t ${summaryJoinsPrebuilt(sql, p)})`;
+  return sql`(select coalesce(json_agg(${element} order by t.page_rank), '[]'::json) from (${rows}) t ${summaryJoins(sql)})`;
 }
 
 /**
- * For a LATERAL join: one row with the page's summaries as a json array in page order (`tickets`,
- * `[]` when empty), how many (`shown`), and the board key and id of its last ticket (`last_key`,
- * `last_id`; null when empty), from which the caller builds the next cursor. The board selects `tickets` as json for
- * the object form, or as text that its REST form sends without parsing.
+ * For a LATERAL join: one row with the page's summaries as a JSON array, as text, in page order
+ * (`tickets`, `[]` when empty), how many (`shown`), and the board key and id of its last ticket
+ * (`last_key`, `last_id`; null when empty), from which the caller builds the next cursor. The board's
+ * REST form sends `tickets` as PostgreSQL wrote it; its object form reads it as json.
  */
 export function summaryPageSql(ctx: Ctx, rows: Fragment, key: Fragment): Fragment {
   const { sql, principal: p } = ctx;
   // the key of the last ticket only, read again by id (same snapshot): formatting it for every row cost 50 to_char per column
   return sql`(select x.tickets, x.shown, x.last_id, (select ${key} from tickets t where t.id = x.last_id) as last_key
-              from (select coalesce(json_agg(${summaryJson(sql, p, 'prebuilt')} order by t.page_rank), '[]'::json) as tickets,
+              from (select ${summaryArrayText(sql, p, sql`t.page_rank`)} as tickets,
                            (array_agg(t.id order by t.page_rank desc))[1] as last_id,
                            count(*)::int as shown
-                    from (${rows}) t ${summaryJoinsPrebuilt(sql, p)}) x)`;
+                    from (${rows}) t ${summaryJoins(sql)}) x)`;
 }
 
 /**
- * Several pages (each built by `pageRowsSql` or `openStatesPageSql`) as one row of json arrays,
- * one column per list: the summaries are rendered by a single `summaryJson` over the union of the
- * pages, so the statement plans one summary instead of one per list.
+ * Several pages (each built by `pageRowsSql` or `openStatesPageSql`) as one row of JSON arrays as
+ * text, one column per list: the summaries of the union of the pages are read in one join.
  */
 export function summaryListsSql(ctx: Ctx, lists: [name: string, rows: Fragment][]): Fragment {
   const { sql, principal: p } = ctx;
   const union = lists.map(([name, rows]) => sql`select ${name}::text as list, r.* from (${rows}) r`).reduce((acc, part) => sql`${acc} union all ${part}`);
   const columns = lists
-    .map(([name]) => sql`coalesce(json_agg(x.summary order by x.page_rank) filter (where x.list = ${name}::text), '[]'::json) as ${sql(name)}`)
+    .map(([name]) => sql`'[' || coalesce(string_agg(x.summary, ',' order by x.page_rank) filter (where x.list = ${name}::text), '') || ']' as ${sql(name)}`)
     .reduce((acc, col) => sql`${acc}, ${col}`);
   return sql`
     select ${columns}
-    from (select t.list, t.page_rank, ${summaryJson(sql, p, 'prebuilt')} as summary from (${union}) t ${summaryJoinsPrebuilt(sql, p)}) x`;
+    from (select t.list, t.page_rank, ${summaryText(sql, p)} as summary from (${union}) t ${summaryJoins(sql)}) x`;
 }
 
 /** The caller's today (their membership's timezone, else UTC) as a date expression. */

@@ -21,7 +21,7 @@ import {
 } from './page-sql.ts';
 import { ticketPageTime, type TicketTime } from './page-time.ts';
 import { ticketPermissions, type TicketPermissions } from '../access/permissions.ts';
-import { isoSql, summaryJoins, summaryJson, type TicketSummary } from './summary.ts';
+import { isoSql, summaryJoins, summaryJson, summaryText, type TicketSummary } from './summary.ts';
 import { jsonText, type JsonPart, type JsonText } from '../json-text.ts';
 import { byteRows, textOf } from '../../db/raw.ts';
 import type { Attachment } from '../attachments/present.ts';
@@ -220,7 +220,7 @@ export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise
   const { sql, principal: p } = ctx;
   const client = isClientRole(p.role);
   const [row] = await byteRows<PageTextColumn>(sql`
-    select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryJson(sql, p)}::text as summary,
+    select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryText(sql, p)} as summary,
            t.description, t.source, t.started_by as "startedBy", t.archived,
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
            ${viewersTextSql(sql)} as viewers,

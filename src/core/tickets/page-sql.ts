@@ -7,8 +7,8 @@ import { readableAudiences } from '../access/permissions.ts';
 import { humanIdSql, isoSql, personNameSql, type Fragment } from './summary.ts';
 
 /**
- * The sections of a TicketPage as SQL expressions over ticket row `t` (with summaryJoins in
- * scope), each a correlated json aggregate, so the whole page is one statement however many
+ * The sections of a TicketPage as SQL expressions over ticket row `t`, each a correlated json
+ * aggregate, so the whole page is one statement however many
  * comments, events or children the ticket has.
  */
 
@@ -87,7 +87,7 @@ export function billingSql(sql: Db, p: Principal): Fragment {
                       where x.id in (select d.id from d)
                         and not exists (select 1 from tickets g where g.parent_id = x.id and ${visibleTicket(sql, p, 'g')})) end)`;
   return sql`json_build_object(
-    'billingClient', case when ts_bill.id is null then null else json_build_object('id', ts_bill.id, 'name', ts_bill.name) end,
+    'billingClient', (select json_build_object('id', b.id, 'name', b.name) from clients b where b.id = t.billing_client_id),
     'billingPolicy', t.billing_policy,
     'effectiveBillingPolicy', ${effectiveBillingPolicySql(sql, 't')},
     'billingMode', t.billing_mode,

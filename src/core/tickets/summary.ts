@@ -73,148 +73,58 @@ export function humanIdSql(sql: Db, alias: string): Fragment {
 }
 
 /**
- * The rows a summary looks up around ticket row `t`, each a chain of (table and alias, condition);
- * the first condition ties the chain to `t`. Aliases are prefixed `ts_` so they do not collide with
- * the caller's. The same chains serve as joins (summaryJoins) or as correlated lookups.
- */
-function dimensions(sql: Db): Dimensions {
-  let d = dimensionsOf.get(sql);
-  if (!d) dimensionsOf.set(sql, (d = buildDimensions(sql)));
-  return d;
-}
-
-type Dimensions = ReturnType<typeof buildDimensions>;
-
-/**
- * The dimensions and the joins hold no value, only SQL text and identifiers, so they are built once
- * per connection pool (or transaction) and reused: postgres.js reads a fragment when it writes the
- * statement and never changes it. Rebuilt per call they cost about 0.1 ms of CPU (and its garbage)
- * per list page, ticket page or board column (issue 25, measured in-process).
- */
-const dimensionsOf = new WeakMap<Db, Dimensions>();
-const joinsOf = new WeakMap<Db, Fragment>();
-
-function buildDimensions(sql: Db) {
-  const person = (i: string, m: string, c: string, column: string): [Fragment, Fragment][] => [
-    [sql`identities ${sql(i)}`, sql`${sql(i)}.id = t.${sql(column)}`],
-    [sql`memberships ${sql(m)}`, sql`${sql(m)}.workspace_id = t.workspace_id and ${sql(m)}.identity_id = ${sql(i)}.id`],
-    [sql`clients ${sql(c)}`, sql`${sql(c)}.id = ${sql(m)}.client_id`],
-  ];
-  return {
-    state: [[sql`workflow_states ts_state`, sql`ts_state.id = t.state_id`]],
-    kind: [[sql`ticket_kinds ts_kind`, sql`ts_kind.id = t.kind_id`]],
-    priority: [[sql`priorities ts_prio`, sql`ts_prio.id = t.priority_id`]],
-    project: [[sql`projects ts_proj`, sql`ts_proj.id = t.project_id`]],
-    assignee: person('ts_asg', 'ts_asgm', 'ts_asgc', 'assignee_id'),
-    reporter: person('ts_rep', 'ts_repm', 'ts_repc', 'reporter_id'),
-    billingClient: [[sql`clients ts_bill`, sql`ts_bill.id = t.billing_client_id`]],
-  } satisfies Record<string, [Fragment, Fragment][]>;
-}
-
-/**
- * The joins `summaryJson` (joined mode) needs around ticket row `t`. Joins rather than correlated
- * lookups for cached plans: measured 0.6 ms less per 50-row page once postgres.js's prepared
- * statement runs a generic plan; the larger join search costs only the first few plans.
+ * The join `summaryText` (joined mode) needs around ticket row `t`: its stored summary
+ * (sql/108_ticket_summaries.sql), which every ticket has.
  */
 export function summaryJoins(sql: Db): Fragment {
   let joins = joinsOf.get(sql);
-  if (!joins) {
-    joins = Object.values(dimensions(sql))
-      .flat()
-      .reduce<Fragment>((acc, [table, on]) => sql`${acc} left join ${table} on ${on}`, sql``);
-    joinsOf.set(sql, joins);
-  }
+  if (!joins) joinsOf.set(sql, (joins = sql`join ticket_summaries ts_sum on ts_sum.ticket_id = t.id`));
   return joins;
 }
 
 /**
- * Like `summaryJoins`, with the kinds, states and priorities of the caller's workspace joined as
- * json objects built once per statement instead of once per ticket (PostgreSQL reuses the hash of
- * an uncorrelated join when a board's LATERAL is run again for the next column): for
- * `summaryJson`'s `prebuilt` mode. Only the workflow's vocabulary, a few rows per workspace:
- * projects and clients may number thousands, more than the 400 tickets of a board.
+ * The join holds no value, only SQL text, so it is built once per connection pool (or transaction)
+ * and reused: postgres.js reads a fragment when it writes the statement and never changes it.
  */
-export function summaryJoinsPrebuilt(sql: Db, p: Principal): Fragment {
-  const ws = p.workspaceId;
-  return sql`${summaryJoins(sql)}
-    left join (select k.id, ${kindJson(sql, 'k')} as j
-               from ticket_kinds k where k.workspace_id = ${ws}::uuid) tj_kind on tj_kind.id = t.kind_id
-    left join (select s.id, ${stateJson(sql, 's')} as j
-               from workflow_states s where s.workspace_id = ${ws}::uuid) tj_state on tj_state.id = t.state_id
-    left join (select pr.id, ${priorityJson(sql, 'pr')} as j
-               from priorities pr where pr.workspace_id = ${ws}::uuid) tj_prio on tj_prio.id = t.priority_id`;
-}
+const joinsOf = new WeakMap<Db, Fragment>();
 
 /**
- * How `summaryJson` reaches the looked-up rows: `joined` expects summaryJoins in the FROM clause
- * (best for a statement whose plan is cached); `lookup` reads each through a correlated subquery,
- * which plans about 2 ms faster (best for a statement planned on every call); `prebuilt` expects
- * summaryJoinsPrebuilt (rows of the caller's workspace only: the board and "my work").
+ * How `summaryText` reaches the stored summary: `joined` expects summaryJoins in the FROM clause;
+ * `lookup` reads it through a correlated subquery (for a statement that has no place for the join).
  */
-export type SummaryMode = 'joined' | 'lookup' | 'prebuilt';
+export type SummaryMode = 'joined' | 'lookup';
 
 /**
- * The TicketSummary of ticket row `t` as one json value. `parentId` is shown only when the
- * parent is visible to the caller, and `commentCount` counts only the comments the caller may read.
- * Written from a row of type `json_ticket_summary` (sql/107_summary_row_types.sql), whose attribute
- * names are the keys: the values below are in the type's attribute order.
+ * The TicketSummary of ticket row `t` as JSON text: the stored head and tail (sql/108, written when
+ * the ticket or a row it names changes) around the two keys that depend on the reader: `parentId`,
+ * shown only when the parent is visible to the caller, and `commentCount`, counting only the comments
+ * the caller may read. Text, not json: a cast to json would parse every summary again (about 8 us
+ * each); the doors that send it as it is aggregate it as text (`summaryArrayText`), the object forms
+ * use `summaryJson`.
  */
-export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined'): Fragment {
-  const d = dimensions(sql);
-  const from = (dim: [Fragment, Fragment][], value: Fragment, prebuilt?: Fragment): Fragment => {
-    if (mode === 'prebuilt') return prebuilt ?? value;
-    if (mode === 'joined') return value;
-    const [[first, key], ...rest] = dim as [[Fragment, Fragment], ...[Fragment, Fragment][]];
-    const joins = rest.reduce<Fragment>((acc, [table, on]) => sql`${acc} left join ${table} on ${on}`, sql``);
-    return sql`(select ${value} from ${first} ${joins} where ${key})`;
-  };
-  const person = (i: string, c: string): Fragment =>
-    sql`case when ${sql(i)}.id is null then null else row(${sql(i)}.id, ${personNameSql(sql, sql`t.workspace_id`, i)}, ${sql(c)}.name)::json_person end`;
-  return sql`to_json(row(
-    t.id,
-    coalesce(${from(d.project, sql`ts_proj.key`)}, 'INBOX') || '-' || t.number,
-    t.title,
-    ${from(d.kind, kindJson(sql, 'ts_kind'), sql`tj_kind.j`)},
-    ${from(d.state, stateJson(sql, 'ts_state'), sql`tj_state.j`)},
-    ${from(d.priority, priorityJson(sql, 'ts_prio'), sql`tj_prio.j`)},
-    ${from(d.project, sql`case when ts_proj.id is null then null else row(ts_proj.id, ts_proj.key, ts_proj.name)::json_named_ref end`)},
-    case when t.project_id is null then 'inbox' end,
-    ${from(d.assignee, person('ts_asg', 'ts_asgc'))},
-    ${from(d.reporter, person('ts_rep', 'ts_repc'))},
-    ${from(d.billingClient, sql`case when ts_bill.id is null then null else row(ts_bill.id, ts_bill.name)::json_client end`)},
-    coalesce((select ls.labels from ticket_label_sets ls where ls.ticket_id = t.id), '[]'::json),
-    t.due_date,
-    t.start_date,
-    t.estimate_minutes,
-    case when t.parent_id is not null
+export function summaryText(sql: Db, p: Principal, mode: SummaryMode = 'joined'): Fragment {
+  const reader = sql`',"parentId":' || coalesce('"' || (case when t.parent_id is not null
           and exists (select 1 from tickets ts_par where ts_par.id = t.parent_id and ${visibleTicket(sql, p, 'ts_par')})
-         then t.parent_id end,
-    ${
-      readableAudiences(p).length === 2
-        ? sql`t.comment_count` // every audience: the count kept on the ticket
-        : sql`(select count(*)::int from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[]))`
-    },
-    ${isoSql(sql, sql`t.created_at`)},
-    ${isoSql(sql, sql`t.updated_at`)}
-  )::json_ticket_summary)`;
+         then t.parent_id end)::text || '"', 'null') || ',"commentCount":' || ${
+           readableAudiences(p).length === 2
+             ? sql`t.comment_count` // every audience: the count kept on the ticket
+             : sql`(select count(*)::int from comments c where c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[]))`
+         }`;
+  if (mode === 'lookup') return sql`(select ts_sum.head || ${reader} || ts_sum.tail from ticket_summaries ts_sum where ts_sum.ticket_id = t.id)`;
+  return sql`(ts_sum.head || ${reader} || ts_sum.tail)`;
 }
 
-/** A summary's `kind` of ticket_kinds row `alias`, as json. */
-function kindJson(sql: Db, alias: string): Fragment {
-  const k = sql(alias);
-  return sql`to_json(row(${k}.id, ${k}.key, ${k}.name)::json_named_ref)`;
+/** `summaryText` as a json value, for statements whose answer the process reads as objects. */
+export function summaryJson(sql: Db, p: Principal, mode: SummaryMode = 'joined'): Fragment {
+  return sql`${summaryText(sql, p, mode)}::json`;
 }
 
-/** A summary's `state` of workflow_states row `alias`, as json. */
-function stateJson(sql: Db, alias: string): Fragment {
-  const s = sql(alias);
-  return sql`to_json(row(${s}.id, ${s}.key, ${s}.name, ${s}.category, ${s}.position)::json_state)`;
-}
-
-/** A summary's `priority` of priorities row `alias`, as json. */
-function priorityJson(sql: Db, alias: string): Fragment {
-  const r = sql(alias);
-  return sql`to_json(row(${r}.id, ${r}.key, ${r}.name, ${r}.position)::json_priority)`;
+/**
+ * A JSON array, as text, of the summaries of the rows of `from` (a FROM clause binding ticket rows to `t`
+ * with summaryJoins) in the order `order`: `[]` when there is none.
+ */
+export function summaryArrayText(sql: Db, p: Principal, order: Fragment): Fragment {
+  return sql`('[' || coalesce(string_agg(${summaryText(sql, p)}, ',' order by ${order}), '') || ']')`;
 }
 
 /** A page of GET /tickets (and of a board column). */
@@ -269,10 +179,8 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText?: fal
 export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText: true }): Promise<SummaryTextRow[]>;
 export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<SummaryRow[] | SummaryTextRow[]> {
   const { sql, principal: p } = ctx;
-  // a statement planned on every call reads its lookups through subqueries (cheaper to plan)
-  const mode: SummaryMode = q.customPlan ? 'lookup' : 'joined';
   const query = sql<SummaryRow[]>`
-    select ${q.asText ? sql`${summaryJson(sql, p, mode)}::text as summary, t.id` : sql`${summaryJson(sql, p, mode)} as summary`}, t.page_key as key
+    select ${q.asText ? sql`${summaryText(sql, p)} as summary, t.id` : sql`${summaryJson(sql, p)} as summary`}, t.page_key as key
            ${q.mark ? sql`, ${q.mark} as read_mark` : sql``}
     from (
       select t.id, t.workspace_id, t.project_id, t.number, t.title, t.kind_id, t.state_id, t.priority_id, t.assignee_id, t.reporter_id,
@@ -283,7 +191,7 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<Summar
       order by ${q.order}
       limit ${limitSql(sql, q.limit)}
     ) t
-    ${mode === 'joined' ? summaryJoins(sql) : sql``}
+    ${summaryJoins(sql)}
     order by t.page_rank`;
   if (q.customPlan) unnamedStatement(query);
   if (!q.asText) return query;
