@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onCachedPlan, type Db } from '../src/db/connect.ts';
+import postgres from 'postgres';
+import { connect, onCachedPlan, type Db } from '../src/db/connect.ts';
 import { byteRows, intOf, textOf } from '../src/db/raw.ts';
 import { jsonArrayParts, jsonBytes, jsonText } from '../src/core/json-text.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -43,19 +44,50 @@ describe('answers as bytes', () => {
 
 describe('onCachedPlan', () => {
   const mode = (sql: Db) => byteRows<'mode'>(sql`select current_setting('plan_cache_mode') as mode`);
+  const late = async (sql: Db) => {
+    await Promise.resolve();
+    await new Promise((r) => setImmediate(r));
+    return mode(sql);
+  };
+  const runs = [mode, late, (sql: Db) => sql`select current_setting('plan_cache_mode') as mode`];
+  const valueOf = (row: { mode: unknown } | undefined) => (Buffer.isBuffer(row!.mode) ? row!.mode.toString() : row!.mode);
 
-  it('sets the generic plan before the statement, however many awaits the statement comes after, for that transaction only', async () => {
-    const late = async (sql: Db) => {
-      await Promise.resolve();
-      await new Promise((r) => setImmediate(r));
-      return mode(sql);
-    };
-    for (const run of [mode, late, (sql: Db) => sql`select current_setting('plan_cache_mode') as mode`]) {
-      const [row] = await onCachedPlan(db.sql, run as (sql: Db) => Promise<{ mode: unknown }[]>);
-      const value = row!.mode;
-      expect(Buffer.isBuffer(value) ? value.toString() : value).toBe('force_generic_plan');
+  it('on a pool of `connect`: one statement on the sibling pool whose connections plan generically; the pool itself stays on auto', async () => {
+    const sent: string[] = [];
+    const sql = connect(db.url, { max: 2, debug: (_c, query) => sent.push(query.trim()) });
+    try {
+      await onCachedPlan(sql, mode); // the new pool's first connection reads the server's array types once
+      for (const run of runs) {
+        sent.length = 0;
+        const [row] = await onCachedPlan(sql, run as (sql: Db) => Promise<{ mode: unknown }[]>);
+        expect(valueOf(row)).toBe('force_generic_plan');
+        expect(sent).toEqual([`select current_setting('plan_cache_mode') as mode`]); // no BEGIN, SET or COMMIT around it
+      }
+      const [after] = await sql<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`;
+      expect(after!.mode).toBe('auto');
+    } finally {
+      await sql.end(); // ends the sibling too: its connections are gone from the server
     }
-    const [after] = await db.sql<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`;
-    expect(after!.mode).toBe('auto');
+    const [left] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%plan_cache_mode%'`;
+    expect(left!.n).toBe(0);
+  });
+
+  it('inside a transaction it runs as it is; on another pool it sets the generic plan before the statement, for that transaction only', async () => {
+    await db.sql.begin(async (tx) => {
+      const [row] = await onCachedPlan(tx as unknown as Db, mode);
+      expect(valueOf(row)).toBe('auto');
+    });
+    const other = postgres(db.url, { max: 1, onnotice: () => {} }) as unknown as Db;
+    try {
+      for (const run of runs) {
+        const [row] = await onCachedPlan(other, run as (sql: Db) => Promise<{ mode: unknown }[]>);
+        expect(valueOf(row)).toBe('force_generic_plan');
+      }
+      const [after] = await other<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`;
+      expect(after!.mode).toBe('auto');
+    } finally {
+      await other.end();
+    }
   });
 });

@@ -21,7 +21,7 @@ export const CONNECT_TIMEOUT_SECONDS = 5;
 const reconnectBackoff = (attempt: number) => Math.min(0.05 * 2 ** attempt, 1);
 
 export function connect(url: string, opts: { max?: number; debug?: QueryObserver } = {}): Db {
-  return postgres(url, {
+  const options = {
     max: opts.max ?? 10,
     ...(opts.debug ? { debug: opts.debug } : {}),
     onnotice: () => {},
@@ -30,7 +30,32 @@ export function connect(url: string, opts: { max?: number; debug?: QueryObserver
     backoff: reconnectBackoff,
     connection: { application_name: 'worktracker' },
     transform: { undefined: null },
+  };
+  const pool = postgres(url, options);
+  // the pool for `onCachedPlan`: made on first use, ended with this one
+  let cached: Db | null = null;
+  cachedPlanPools.set(pool, () => {
+    cached ??= postgres(url, {
+      ...options,
+      max: Math.ceil(options.max / 2),
+      connection: { ...options.connection, plan_cache_mode: 'force_generic_plan' },
+    });
+    return cached;
   });
+  const end = pool.end.bind(pool);
+  pool.end = async (o?: { timeout?: number }) => {
+    await cached?.end(o);
+    return end(o);
+  };
+  return pool;
+}
+
+/** For each pool `connect` made, its sibling whose connections plan on the cached generic plan (`onCachedPlan`). */
+const cachedPlanPools = new WeakMap<Db, () => Db>();
+
+/** The pool `onCachedPlan` runs a statement on, outside a transaction: exported for the tests that count its plans. */
+export function cachedPlanPool(sql: Db): Db | null {
+  return cachedPlanPools.get(sql)?.() ?? null;
 }
 
 /** Creates the named database on the server of `adminUrl` when it does not exist. */
@@ -54,17 +79,23 @@ export async function inTransaction<T>(sql: Db, fn: (sql: Db) => Promise<T>): Pr
 }
 
 /**
- * Runs `run`'s statement on its cached generic plan (`plan_cache_mode = force_generic_plan`, set
- * for this transaction only, sent in the same write as the statement). PostgreSQL's own choice
- * (`auto`) plans a prepared statement afresh on every call whenever the custom plans cost less
- * than the generic one, which for a large statement whose estimates lean on one column's
- * statistics (a workspace holding most tickets) can mean planning as long as running it, on every
- * call. For statements whose plan shape does not depend on the values (index ranges under literal
- * page sizes). Inside a transaction already (where SET LOCAL would outlive the statement) it runs
- * as it is.
+ * Runs `run`'s statement on its cached generic plan. PostgreSQL's own choice (`plan_cache_mode =
+ * auto`) plans a prepared statement afresh on every call whenever the custom plans cost less than
+ * the generic one, which for a large statement whose estimates lean on one column's statistics (a
+ * workspace holding most tickets) can mean planning as long as running it, on every call. For
+ * statements whose plan shape does not depend on the values (index ranges under literal page sizes).
+ * - On a pool `connect` made: on its sibling pool, whose connections start with `plan_cache_mode =
+ *   force_generic_plan`, so the statement is one round trip. Setting it per statement took a
+ *   transaction around it (BEGIN, SET LOCAL with the statement, COMMIT): two more round trips, each
+ *   a write to PostgreSQL's socket and a wake-up on either side (issue 25: about 1 ms of CPU per
+ *   call on this machine's two cores).
+ * - Inside a transaction (where the statement must see the transaction's own writes): it runs as it
+ *   is. On a pool made elsewhere: in a transaction of its own with the setting as SET LOCAL.
  */
 export async function onCachedPlan<T>(sql: Db, run: (sql: Db) => Promise<T>): Promise<T> {
   if (isTransaction(sql)) return run(sql);
+  const pool = cachedPlanPool(sql);
+  if (pool) return run(pool);
   return sql.begin(async (t) => {
     // sent now (`execute`), so it goes before whatever `run` sends, however many awaits `run` takes
     // before its statement (a statement queued first would be planned with the custom plans: 15 ms for "my work")
