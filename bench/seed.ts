@@ -191,7 +191,8 @@ export async function growBigWorkspace(sql: Db, big: BigWorkspace, n: number, op
  *   of consecutive g over `lanes` connections at once (the row triggers and to_tsvector are
  *   CPU-bound: one backend per core). Comments, labels and links go in with triggers off
  *   (session_replication_role = replica, trusted seed data); the labels arrays the label triggers
- *   would keep are then made by the function they call, and the search vectors and comment
+ *   would keep are then made by the function they call, and the summaries that show them (the
+ *   tickets' insert trigger wrote them without labels) by theirs, and the search vectors and comment
  *   counts the comment triggers would keep are set in one update of the tickets that have
  *   comments (a ticket without any already holds them: the insert trigger computed its public
  *   vector from title and description, the internal one is empty).
@@ -278,10 +279,17 @@ async function addTickets(sql: Db, shape: TicketShape, from: number, to: number,
             where a.workspace_id = ${ws} and a.number % 10 = 3 and b.workspace_id = ${ws} and ${isNew('b')}`,
         ),
     ]);
-    // the labels arrays the ticket_labels triggers keep (sql/106), for the new tickets that have labels
-    // (computed without the triggers' row locks: nothing else writes meanwhile)
+    // the labels arrays the ticket_labels triggers keep (sql/106), for the new tickets that have labels, and
+    // then their stored summaries (sql/108), which show them: computed without the triggers' row locks
+    // (nothing else writes meanwhile), the arrays with their own triggers off so that each summary is
+    // written once, by the second statement, which moves the read mark as the triggers would
+    await replica(
+      (tx) => tx`
+        select compute_ticket_label_sets(array(
+          select distinct tl.ticket_id from ticket_labels tl join tickets t on t.id = tl.ticket_id where t.workspace_id = ${ws} and ${isNew('t')}))`,
+    );
     await sql`
-      select compute_ticket_label_sets(array(
+      select compute_ticket_summaries(array(
         select distinct tl.ticket_id from ticket_labels tl join tickets t on t.id = tl.ticket_id where t.workspace_id = ${ws} and ${isNew('t')}))`;
     await replica(
       (tx) => tx`
