@@ -50,88 +50,94 @@ async function main(role: 'all' | 'web' | 'worker') {
   // Human-readable lines for a person at a terminal; JSON for whatever collects a service's output.
   const log = makeLogger(config.LOG_LEVEL, process.stdout.isTTY ? 'pretty' : false);
   const db = await openDatabase(config, log);
-  const applied = await migrate(db.sql, db.url);
-  if (applied.length) log.info({ applied }, 'migrations applied');
-  // Every role: the web process seals new mailbox passwords, the worker opens them.
-  await assertMailboxKey(db.sql, secrets).catch(async (err: unknown) => {
-    await db.close();
-    throw err;
-  });
-
   // Drained in parallel on SIGTERM (new work is refused at once); then the listeners and the pool.
   const drains: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
   // /readyz answers 503 from the first moment of a shutdown (set by the web role)
   let markDraining = () => {};
-  if (role !== 'worker') {
-    const { buildApp, drainHttp, listen, markDraining: draining } = await webParts();
-    markDraining = draining;
-    const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
-    // Demo credentials are printed by the embedded default only: a process on DATABASE_URL is someone's service.
-    const embedded = !config.DATABASE_URL;
-    if (n === 0) announceDemo(await ensureDemo(db.sql), config.HOST, config.PORT, embedded);
-    else if (embedded)
-      console.log(
-        `Demo login: http://${config.HOST}:${config.PORT}/ops as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`,
-      );
+  // A start that fails part way (a migration, a port in use, the mailbox key) stops what it started,
+  // the embedded PostgreSQL included, before the error ends the process: it would outlive it.
+  try {
+    const applied = await migrate(db.sql, db.url);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    // Every role: the web process seals new mailbox passwords, the worker opens them.
+    await assertMailboxKey(db.sql, secrets);
 
-    const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
-    await verifier.listen();
-    const caches = await startCaches(db.sql);
-    const limits = limitsFromConfig(db.sql, config, log);
-    const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, mailbox: { secrets, outbound: outboundGuardFromConfig(config) } });
-    const server = await listen(app, config.PORT, config.HOST);
-    const base = `http://${config.HOST}:${config.PORT}`;
-    log.info({ url: base }, 'listening');
-    console.log(
-      [
-        `Listening on ${base}/ (links to everything below)`,
-        `  Console:       ${base}/ops`,
-        `  API reference: ${base}/api/docs (OpenAPI 3.1: ${base}/api/openapi.json)`,
-        `  MCP:           ${base}/mcp (Streamable HTTP: OAuth 2.1, or Authorization: Bearer wt_…; stdio: WT_TOKEN=wt_… npx wt mcp)`,
-        `  Health:        ${base}/healthz, ${base}/readyz`,
-      ].join('\n'),
-    );
-    drains.push(() =>
-      drainHttp(server, {
-        timeoutMs: HTTP_DRAIN_MS,
-        onForce: () => log.warn({ ms: HTTP_DRAIN_MS }, 'requests still running after the drain period; closing their connections'),
-      }),
-    );
-    closers.push(
-      () => verifier.close(),
-      () => stopCaches(caches),
-      () => limits.limits.stop(),
-    );
-  }
-  if (role !== 'web' && config.WORKER === 'on') {
-    const { mailFromConfig, createPdfRenderer, findChromium, startWorker } = await workerParts();
-    // Deliveries go to SMTP_URL; without it, to a local outbox server started here (the embedded default).
-    const mail = await mailFromConfig(config, log, db.sql);
-    const outbox = mail.outbox;
-    if (outbox) {
-      console.log(`No SMTP_URL: outgoing mail goes to ${outbox.url} and is stored as .eml files in ${outbox.dir}`);
-      closers.push(() => outbox.close());
+    if (role !== 'worker') {
+      const { buildApp, drainHttp, listen, markDraining: draining } = await webParts();
+      markDraining = draining;
+      const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from workspaces`;
+      // Demo credentials are printed by the embedded default only: a process on DATABASE_URL is someone's service.
+      const embedded = !config.DATABASE_URL;
+      if (n === 0) announceDemo(await ensureDemo(db.sql), config.HOST, config.PORT, embedded);
+      else if (embedded)
+        console.log(
+          `Demo login: http://${config.HOST}:${config.PORT}/ops as nora@northwind.test / ${DEMO_PASSWORD} (workspace "${DEMO_SLUG}"); fresh tokens: npx wt demo --json`,
+        );
+
+      const verifier = new TokenVerifier(db.sql, config.TOKEN_CACHE_SECONDS * 1000);
+      await verifier.listen();
+      const caches = await startCaches(db.sql);
+      const limits = limitsFromConfig(db.sql, config, log);
+      const app = buildApp({ sql: db.sql, config, log, verifier, caches, ...limits, mailbox: { secrets, outbound: outboundGuardFromConfig(config) } });
+      const server = await listen(app, config.PORT, config.HOST);
+      const base = `http://${config.HOST}:${config.PORT}`;
+      log.info({ url: base }, 'listening');
+      console.log(
+        [
+          `Listening on ${base}/ (links to everything below)`,
+          `  Console:       ${base}/ops`,
+          `  API reference: ${base}/api/docs (OpenAPI 3.1: ${base}/api/openapi.json)`,
+          `  MCP:           ${base}/mcp (Streamable HTTP: OAuth 2.1, or Authorization: Bearer wt_…; stdio: WT_TOKEN=wt_… npx wt mcp)`,
+          `  Health:        ${base}/healthz, ${base}/readyz`,
+        ].join('\n'),
+      );
+      drains.push(() =>
+        drainHttp(server, {
+          timeoutMs: HTTP_DRAIN_MS,
+          onForce: () => log.warn({ ms: HTTP_DRAIN_MS }, 'requests still running after the drain period; closing their connections'),
+        }),
+      );
+      closers.push(
+        () => verifier.close(),
+        () => stopCaches(caches),
+        () => limits.limits.stop(),
+      );
     }
-    // pdf documents where a Chromium is installed: one browser per worker process, started on first use.
-    const pdf = createPdfRenderer(findChromium(config.CHROMIUM_PATH), log);
-    if (pdf) closers.push(() => pdf.close());
-    const services = {
-      sql: db.sql,
-      now: () => new Date(),
-      log,
-      pdf,
-      mailer: mail.mailer,
-      mailFrom: config.MAIL_FROM,
-      publicUrl: config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`,
-      outbound: outboundGuardFromConfig(config),
-      secrets,
-      historyRetentionDays: config.JOB_HISTORY_RETENTION_DAYS,
-    };
-    const staleMs = config.WORKER_STALE_SECONDS * 1000;
-    const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS, liveness: { staleMs, intervalMs: staleMs / 6 } });
-    // A runner that ends (PostgreSQL went away) is replaced by startWorker itself; the heartbeat stops meanwhile.
-    drains.push(() => worker.stop());
+    if (role !== 'web' && config.WORKER === 'on') {
+      const { mailFromConfig, createPdfRenderer, findChromium, startWorker } = await workerParts();
+      // Deliveries go to SMTP_URL; without it, to a local outbox server started here (the embedded default).
+      const mail = await mailFromConfig(config, log, db.sql);
+      const outbox = mail.outbox;
+      if (outbox) {
+        console.log(`No SMTP_URL: outgoing mail goes to ${outbox.url} and is stored as .eml files in ${outbox.dir}`);
+        closers.push(() => outbox.close());
+      }
+      // pdf documents where a Chromium is installed: one browser per worker process, started on first use.
+      const pdf = createPdfRenderer(findChromium(config.CHROMIUM_PATH), log);
+      if (pdf) closers.push(() => pdf.close());
+      const services = {
+        sql: db.sql,
+        now: () => new Date(),
+        log,
+        pdf,
+        mailer: mail.mailer,
+        mailFrom: config.MAIL_FROM,
+        publicUrl: config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`,
+        outbound: outboundGuardFromConfig(config),
+        secrets,
+        historyRetentionDays: config.JOB_HISTORY_RETENTION_DAYS,
+      };
+      const staleMs = config.WORKER_STALE_SECONDS * 1000;
+      const worker = await startWorker(db.url, services, { drainMs: JOB_DRAIN_MS, liveness: { staleMs, intervalMs: staleMs / 6 } });
+      // A runner that ends (PostgreSQL went away) is replaced by startWorker itself; the heartbeat stops meanwhile.
+      drains.push(() => worker.stop());
+    }
+  } catch (err) {
+    await Promise.all(drains.map((drain) => drain().catch(() => {})));
+    for (const close of closers) await close().catch(() => {});
+    await db.close().catch(() => {});
+    throw err;
   }
 
   let stopping = false;

@@ -61,3 +61,41 @@ it('npm start on a fresh data folder becomes ready and prints a working demo tok
   while ((await pgUp()) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
   expect(await pgUp()).toBe(false);
 }, 180_000);
+
+it('a start that fails after its embedded PostgreSQL is up (the port is taken) exits non-zero and stops that PostgreSQL', async () => {
+  const failDir = await mkdtemp(path.join(os.tmpdir(), 'wt-start-fail-'));
+  await chmod(failDir, 0o777);
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  const pgPort = await freePort();
+  try {
+    const run = spawnGroup(
+      'node',
+      ['--import', 'tsx', 'src/main.ts', 'web'],
+      cleanEnv({ DATA_DIR: path.join(failDir, 'data'), PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' }),
+    );
+    const code = await Promise.race([run.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000))]);
+    if (code === 'hung') await run.stop();
+    expect(code, run.output()).not.toBe('hung');
+    expect(code, run.output()).not.toBe(0);
+    expect(run.output()).toMatch(/EADDRINUSE/);
+    expect(await pgListening(pgPort), 'the embedded PostgreSQL outlived the failed start').toBe(false);
+  } finally {
+    taken.close();
+    await rm(failDir, { recursive: true, force: true });
+  }
+}, 180_000);
+
+/** Whether something accepts connections on the port, waiting up to 30 s for a shutdown that is under way to finish. */
+async function pgListening(port: number): Promise<boolean> {
+  const up = () =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect({ port, host: '127.0.0.1' });
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+  const until = Date.now() + 30_000;
+  while ((await up()) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  return up();
+}

@@ -48,8 +48,15 @@ const draining = new WeakSet<Server>();
 
 /** Starts the HTTP server of the app with the envelope for parser-level refusals. */
 export function listen(app: { listen(port: number, host: string, cb: () => void): Server }, port: number, host: string): Promise<Server> {
-  return new Promise((resolve) => {
-    const server = app.listen(port, host, () => resolve(server));
+  return new Promise((resolve, reject) => {
+    // a port in use (EADDRINUSE) or not ours to take rejects, so the start fails through its caller,
+    // which stops what it started, instead of an 'error' event nothing listens to ending the process
+    const refused = (err: Error) => reject(err);
+    const server = app.listen(port, host, () => {
+      server.off('error', refused);
+      resolve(server);
+    });
+    server.once('error', refused);
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     envelopeClientErrors(server);

@@ -65,15 +65,23 @@ const alive = (pid: number) => {
 
 /**
  * What an interrupted run left behind (its folders are named by its pid): in /dev/shm they would
- * hold memory until the machine restarts. Left alone while their run, or the PostgreSQL a killed
- * run left running, is still alive.
+ * hold memory until the machine restarts. Left alone while their run is alive. A PostgreSQL whose
+ * run is gone (killed before its teardown) serves no one: it is stopped (a fast shutdown, SIGINT)
+ * when its process is still the postmaster of that folder, then the folder goes.
  */
 async function sweep(parent: string, pattern: RegExp): Promise<void> {
   for (const name of await readdir(parent).catch(() => [] as string[])) {
     const pid = Number(pattern.exec(name)?.[1]);
     if (!pid || alive(pid)) continue;
-    const postmaster = await readFile(path.join(parent, name, 'pg', 'postmaster.pid'), 'utf8').catch(() => '');
-    if (postmaster && alive(Number(postmaster.split('\n')[0]))) continue;
+    const dataDir = path.join(parent, name, 'pg');
+    const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+    if (postmaster && alive(postmaster)) {
+      const cmdline = await readFile(`/proc/${postmaster}/cmdline`, 'utf8').catch(() => '');
+      if (!cmdline.includes(dataDir)) continue; // the pid was reused: not ours to stop
+      process.kill(postmaster, 'SIGINT');
+      for (let i = 0; i < 100 && alive(postmaster); i++) await new Promise((r) => setTimeout(r, 100));
+      if (alive(postmaster)) continue;
+    }
     await rm(path.join(parent, name), { recursive: true, force: true });
   }
 }
