@@ -6,7 +6,7 @@ import { byteRows, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
-import { remembered } from '../reads/remembered.ts';
+import { gateSql, remembered } from '../reads/remembered.ts';
 import { myWorkSchema, type MyWork } from './schema.ts';
 
 /** Each list of GET /my holds at most this many tickets. */
@@ -80,7 +80,8 @@ export const getMyWork = defineOp({
 /**
  * GET /my as the REST door sends it: the same lists as `getMyWork`, as the JSON text PostgreSQL
  * wrote (core/json-text.ts). Unchanged lists are answered from memory (remembered.ts), keyed also
- * by the caller's today, on which dueSoon depends.
+ * by the caller's today, on which dueSoon depends: the statement reads the mark and computes the
+ * lists only when it is not the remembered answer's (the CASE evaluates its subquery only then).
  */
 export const getMyWorkJson = defineOp({
   name: 'mywork.read.json',
@@ -92,15 +93,21 @@ export const getMyWorkJson = defineOp({
       ctx,
       'my',
       input,
-      async (markSql) => {
+      async (gate) => {
+        const { sql } = ctx;
+        const lists = sql`(select '{"assigned":' || x.assigned || ',"reported":' || x.reported || ',"watching":' || x.watching || ',"dueSoon":' || x."dueSoon" || '}'
+                           from (${myListsSql(ctx, input)}) x)`;
         const [row] = await onCachedPlan(ctx.sql, (sql) =>
-          byteRows<'json' | 'mark'>(sql`
-            select '{"assigned":' || x.assigned || ',"reported":' || x.reported || ',"watching":' || x.watching || ',"dueSoon":' || x."dueSoon" || '}' as json,
-                   ${markSql ?? sql`null::text`} as mark
-            from (${myListsSql(ctx, input)}) x`),
+          byteRows<'json' | 'mark'>(
+            gate
+              ? sql`select g.mark, case when ${gateSql(ctx, gate, sql`g.mark`)} then ${lists} end as json from (select ${gate.markSql} as mark) g`
+              : sql`select ${lists} as json, null::text as mark`,
+          ),
         );
+        const mark = textOf(row!.mark);
+        if (gate?.known != null && mark === gate.known) return { unchanged: true };
         // a copy: the slice would keep the whole message it arrived in alive in the remembered answers
-        return { body: Buffer.from(row!.json!), mark: textOf(row!.mark) };
+        return { body: Buffer.from(row!.json!), mark };
       },
       todaySql(ctx),
     );
