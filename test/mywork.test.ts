@@ -363,7 +363,7 @@ describe('GET /my: one statement', () => {
         expect(statements.map((q) => q.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['select x.assigned::json as']);
         const query = statements[0]!;
         expect(query).not.toMatch(/limit \$\d/);
-        expect(query.match(/limit (\d+)/g)).toEqual(Array(6).fill(`limit ${limit ?? 50}`));
+        expect(query.match(/limit (\d+)/g)).toEqual(Array(4).fill(`limit ${limit ?? 50}`));
         for (let i = 0; i < 7; i++) await runOp(getMyWork, ctx, limit ? { limit } : {});
         const [plans] = await cachedPlanPool(counting)!<[{ generic: number; custom: number }]>`
           select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${query}`;

@@ -5,7 +5,7 @@ import { jsonText, type JsonText } from '../json-text.ts';
 import { byteRows, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
-import { openStatesPageSql, pageRowsSql, summaryListsSql, todaySql } from './page.ts';
+import { pageRowsSql, summaryListsSql, todaySql } from './page.ts';
 import { gateSql, remembered } from '../reads/remembered.ts';
 import { myWorkSchema, type MyWork } from './schema.ts';
 
@@ -36,8 +36,9 @@ function myListsSql(ctx: Ctx, input: z.output<typeof myWorkInput>): Fragment {
   const me = p.identityId;
   const limit = input.limit ?? MY_LIST_LIMIT;
   const recent: Fragment = sql`t.updated_at desc, t.id desc`;
-  const assigned = openStatesPageSql(ctx, {
-    where: sql`t.assignee_id = ${me}::uuid and not t.archived`,
+  // open tickets: the state's category as kept on the ticket (sql/109), each list one ordered index range
+  const assigned = pageRowsSql(ctx, {
+    where: sql`t.assignee_id = ${me}::uuid and not t.archived and t.state_open`,
     order: sql`t.priority_position, t.due_date, t.updated_at desc, t.id desc`,
     limit,
   });
@@ -47,8 +48,8 @@ function myListsSql(ctx: Ctx, input: z.output<typeof myWorkInput>): Fragment {
     order: recent,
     limit,
   });
-  const dueSoon = openStatesPageSql(ctx, {
-    where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.due_date is not null
+  const dueSoon = pageRowsSql(ctx, {
+    where: sql`t.workspace_id = ${p.workspaceId} and not t.archived and t.state_open and t.due_date is not null
                and t.due_date < ${todaySql(ctx)} + ${DUE_SOON_DAYS}::int`,
     order: sql`t.due_date, t.priority_position, t.updated_at desc, t.id desc`,
     limit,

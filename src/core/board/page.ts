@@ -51,29 +51,6 @@ export function pageRowsSql(ctx: Ctx, q: PageQuery): Fragment {
 }
 
 /**
- * Like `pageRowsSql`, for a list of open tickets only: one ordered page per open state (each an
- * index range when an index leads with the list's equality columns, then state_id, then `order`),
- * merged into one page. Reads at most `limit` rows per open state however many closed tickets
- * the list's owner has piled up. Both limits are literals, as in `pageRowsSql`: with `limit $n`
- * a generic plan assumes a tenth of each state's rows, so at 1,000,000 tickets /my's generic cost
- * came out 6x its custom one and PostgreSQL planned the statement anew on every call.
- */
-export function openStatesPageSql(ctx: Ctx, q: PageQuery): Fragment {
-  const { sql, principal: p } = ctx;
-  return sql`
-    select t.*, row_number() over (order by ${q.order}) as page_rank
-    from workflow_states s
-    cross join lateral (
-      select ${pageColumns(ctx)} from tickets t
-      where ${visibleSql(ctx)} and t.state_id = s.id and ${q.where}
-      order by ${q.order}
-      limit ${limitSql(sql, q.limit)}) t
-    where s.workspace_id = ${p.workspaceId} and s.category = 'open'
-    order by ${q.order}
-    limit ${limitSql(sql, q.limit)}`;
-}
-
-/**
  * A json array of the TicketSummaries of `rows` (a subquery as built by `pageRowsSql`) in
  * page order, `[]` when empty. With `key`, each element is `{summary, key}` instead.
  */
@@ -101,7 +78,7 @@ export function summaryPageSql(ctx: Ctx, rows: Fragment, key: Fragment): Fragmen
 }
 
 /**
- * Several pages (each built by `pageRowsSql` or `openStatesPageSql`) as one row of JSON arrays as
+ * Several pages (each built by `pageRowsSql`) as one row of JSON arrays as
  * text, one column per list: the summaries of the union of the pages are read in one join.
  */
 export function summaryListsSql(ctx: Ctx, lists: [name: string, rows: Fragment][]): Fragment {
