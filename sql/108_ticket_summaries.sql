@@ -18,6 +18,11 @@
 -- update`, in id order), so a concurrent change of the same ticket commits first and is read by a
 -- statement of its own; a change of the ticket itself holds that lock already.
 
+-- The summary's keys up to `estimateMinutes`, the nested objects as sql/107's typed rows (sql/107's
+-- whole-summary type, written per read until now, goes). A key added to TicketSummary goes here, or
+-- between head and tail in summaryText, or in the tail, and in compute_ticket_summaries.
+drop type json_ticket_summary;
+
 create type json_ticket_summary_head as (
   id uuid,
   "humanId" text,

@@ -1,14 +1,14 @@
 import type { z } from 'zod';
 import type { Ctx } from '../ctx.ts';
 import { jsonBytes, jsonText, type JsonPart, type JsonText } from '../json-text.ts';
-import { byteRows, intOf, textOf, type ByteRow } from '../../db/raw.ts';
+import { byteRows, intOf, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import { ticketFilterSchema, ticketFilterWhere } from '../tickets/filters.ts';
 import { listTicketsSchema } from '../tickets/list.ts';
 import type { Fragment, TicketSummary } from '../tickets/summary.ts';
 import { boardKeyParts, encodeBoardCursor } from './cursor.ts';
 import { boardKey, boardOrder, changeMarkSql, pageRowsSql, summaryPageSql, visibleSql } from './page.ts';
-import { gateSql, remembered, type Gate } from '../reads/remembered.ts';
+import { remembered } from '../reads/remembered.ts';
 import { boardSchema, type Board } from './schema.ts';
 import { countedTotalSql, countersAnswer } from './totals.ts';
 
@@ -34,68 +34,39 @@ interface ColumnRow<T> {
   shown: number;
   last_key: string | null;
   last_id: string | null;
+  /** The read mark of the statement's snapshot (remembered.ts), when asked for. */
+  read_mark?: string;
 }
 
 /**
  * The board's one statement: a row per workflow state in workflow order (position, then key), with
  * its total, its first page in board order (json, or with `asText` its JSON text's bytes as
- * PostgreSQL sent them) and its last ticket's key.
+ * PostgreSQL sent them) and its last ticket's key; with `markSql`, the read mark of the same snapshot.
  */
 async function boardRows<T extends boolean>(
   ctx: Ctx,
   q: z.output<typeof boardQuerySchema>,
   asText: T,
+  markSql: Fragment | null = null,
 ): Promise<ColumnRow<T extends true ? Buffer : TicketSummary[]>[]> {
-  const { where: filters } = await ticketFilterWhere(ctx, q);
-  const query = ctx.sql`${boardSql(ctx, q, filters, asText, ctx.sql`true`)} order by pos, key`;
-  if (!asText) return (await query) as unknown as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
-  return textRows(await byteRows<keyof ColumnRow<unknown>>(query)) as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
-}
-
-/**
- * `boardRows` as text, gated by the read mark (reads/remembered.ts): the mark the statement read,
- * and the columns only when that mark is not `gate.known` (`{ unchanged: true }` otherwise).
- * `offset 0` keeps the board a subquery of its own: pulled up into the outer query, the gate became
- * a condition of the left join, checked after every column was computed.
- */
-async function boardRowsGated(
-  ctx: Ctx,
-  q: z.output<typeof boardQuerySchema>,
-  gate: Gate,
-): Promise<{ mark: string; rows: ColumnRow<Buffer>[] } | { unchanged: true }> {
-  const { sql } = ctx;
-  const { where: filters } = await ticketFilterWhere(ctx, q);
-  const rows = await byteRows<keyof ColumnRow<unknown> | 'read_mark'>(sql`
-    select g.read_mark, b.*
-    from (select ${gate.markSql} as read_mark) g
-    left join lateral (${boardSql(ctx, q, filters, true, gateSql(ctx, gate, sql`g.read_mark`))} offset 0) b on true
-    order by b.pos, b.key`);
-  const mark = textOf(rows[0]!.read_mark)!;
-  if (gate.known !== null && mark === gate.known) return { unchanged: true };
-  return { mark, rows: textRows(rows.filter((r) => r.id !== null)) };
-}
-
-/**
- * The board's statement over the filters' condition, its rows unordered (`pos`, `key`: workflow
- * order); `gated` is ANDed to its condition (a one-time filter).
- */
-function boardSql(ctx: Ctx, q: z.output<typeof boardQuerySchema>, filters: Fragment, asText: boolean, gated: Fragment): Fragment {
   const { sql, principal: p } = ctx;
   const limit = q.limit ?? BOARD_LIMIT_MAX;
+  const { where: filters } = await ticketFilterWhere(ctx, q);
   const column: Fragment = sql`t.workspace_id = ${p.workspaceId} and t.state_id = s.id and not t.archived and ${filters}`;
   // totals from the counters the database keeps (no count over the column) where the filters allow
   const total = countersAnswer(q) ? countedTotalSql(ctx, q) : sql`(select count(*)::int from tickets t where ${visibleSql(ctx)} and ${column})`;
-  return sql`
-    select s.id, s.key, s.name, s.category, s.position as pos, ${changeMarkSql(ctx)} as mark,
+  const query = sql<ColumnRow<TicketSummary[]>[]>`
+    select s.id, s.key, s.name, s.category, ${changeMarkSql(ctx)} as mark,
            ${total} as total,
            ${asText ? sql`c.tickets` : sql`c.tickets::json as tickets`}, c.shown, c.last_key, c.last_id
+           ${markSql ? sql`, ${markSql} as read_mark` : sql``}
     from workflow_states s
     cross join lateral ${summaryPageSql(ctx, pageRowsSql(ctx, { where: column, order: boardOrder(ctx), limit }), boardKey(ctx))} c
-    where s.workspace_id = ${p.workspaceId} and ${gated}`;
-}
-
-const textRows = (rows: ByteRow<keyof ColumnRow<unknown>>[]): ColumnRow<Buffer>[] =>
-  rows.map((r) => ({
+    where s.workspace_id = ${p.workspaceId}
+    order by s.position, s.key`;
+  if (!asText) return (await query) as unknown as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
+  const rows = await byteRows<keyof ColumnRow<unknown>>(query);
+  return rows.map((r): ColumnRow<Buffer> => ({
     id: textOf(r.id)!,
     key: textOf(r.key)!,
     name: textOf(r.name)!,
@@ -106,7 +77,9 @@ const textRows = (rows: ByteRow<keyof ColumnRow<unknown>>[]): ColumnRow<Buffer>[
     shown: intOf(r.shown)!,
     last_key: textOf(r.last_key),
     last_id: textOf(r.last_id),
-  }));
+    read_mark: textOf(r.read_mark) ?? undefined,
+  })) as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
+}
 
 /** The column's cursor to its next page: set exactly when the total exceeds the first page. */
 function nextCursorOf(r: ColumnRow<unknown>): string | null {
@@ -163,10 +136,9 @@ export const getBoardJson = defineOp({
   output: boardSchema,
   run: async (ctx, q): Promise<JsonText> => {
     if (q.due !== undefined || q.q !== undefined) return jsonText(boardText(await boardRows(ctx, q, true)));
-    const text = await remembered(ctx, 'board', q, async (gate) => {
-      if (!gate) return { body: boardText(await boardRows(ctx, q, true)), mark: null };
-      const board = await boardRowsGated(ctx, q, gate);
-      return 'unchanged' in board ? board : { body: boardText(board.rows), mark: board.mark };
+    const text = await remembered(ctx, 'board', q, async (markSql) => {
+      const rows = await boardRows(ctx, q, true, markSql);
+      return { body: boardText(rows), mark: rows[0]?.read_mark ?? null };
     });
     return jsonText(text);
   },

@@ -6,7 +6,7 @@ import { byteRows, textOf } from '../../db/raw.ts';
 import { defineOp } from '../operation.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { pageRowsSql, summaryListsSql, todaySql } from './page.ts';
-import { gateSql, remembered } from '../reads/remembered.ts';
+import { remembered } from '../reads/remembered.ts';
 import { myWorkSchema, type MyWork } from './schema.ts';
 
 /** Each list of GET /my holds at most this many tickets. */
@@ -81,8 +81,7 @@ export const getMyWork = defineOp({
 /**
  * GET /my as the REST door sends it: the same lists as `getMyWork`, as the JSON text PostgreSQL
  * wrote (core/json-text.ts). Unchanged lists are answered from memory (remembered.ts), keyed also
- * by the caller's today, on which dueSoon depends: the statement reads the mark and computes the
- * lists only when it is not the remembered answer's (the CASE evaluates its subquery only then).
+ * by the caller's today, on which dueSoon depends.
  */
 export const getMyWorkJson = defineOp({
   name: 'mywork.read.json',
@@ -94,21 +93,15 @@ export const getMyWorkJson = defineOp({
       ctx,
       'my',
       input,
-      async (gate) => {
-        const { sql } = ctx;
-        const lists = sql`(select '{"assigned":' || x.assigned || ',"reported":' || x.reported || ',"watching":' || x.watching || ',"dueSoon":' || x."dueSoon" || '}'
-                           from (${myListsSql(ctx, input)}) x)`;
+      async (markSql) => {
         const [row] = await onCachedPlan(ctx.sql, (sql) =>
-          byteRows<'json' | 'mark'>(
-            gate
-              ? sql`select g.mark, case when ${gateSql(ctx, gate, sql`g.mark`)} then ${lists} end as json from (select ${gate.markSql} as mark) g`
-              : sql`select ${lists} as json, null::text as mark`,
-          ),
+          byteRows<'json' | 'mark'>(sql`
+            select '{"assigned":' || x.assigned || ',"reported":' || x.reported || ',"watching":' || x.watching || ',"dueSoon":' || x."dueSoon" || '}' as json,
+                   ${markSql ?? sql`null::text`} as mark
+            from (${myListsSql(ctx, input)}) x`),
         );
-        const mark = textOf(row!.mark);
-        if (gate?.known != null && mark === gate.known) return { unchanged: true };
         // a copy: the slice would keep the whole message it arrived in alive in the remembered answers
-        return { body: Buffer.from(row!.json!), mark };
+        return { body: Buffer.from(row!.json!), mark: textOf(row!.mark) };
       },
       todaySql(ctx),
     );

@@ -37,7 +37,7 @@ export function visibleSql(ctx: Ctx): Fragment {
  * what the lists' orders read. Not `t.*`: a ticket row with its search vectors is wide, and the
  * pages copy their rows through sorts and unions (a tenth of "my work"'s statement).
  */
-const pageColumns = (ctx: Ctx): Fragment => ctx.sql`t.id, t.workspace_id, t.parent_id, t.comment_count, t.priority_position, t.due_date, t.updated_at`;
+const pageColumns = (ctx: Ctx): Fragment => ctx.sql`t.id, t.parent_id, t.comment_count, t.priority_position, t.due_date, t.updated_at`;
 
 /** One page of ticket rows (the `pageColumns`, plus `page_rank`), visibility included. */
 export function pageRowsSql(ctx: Ctx, q: PageQuery): Fragment {
@@ -78,8 +78,8 @@ export function summaryPageSql(ctx: Ctx, rows: Fragment, key: Fragment): Fragmen
 }
 
 /**
- * Several pages (each built by `pageRowsSql`) as one row of JSON arrays as
- * text, one column per list: the summaries of the union of the pages are read in one join.
+ * Several pages (each built by `pageRowsSql`) as one row of JSON arrays as text, one column per
+ * list: the summaries of the union of the pages are read in one join.
  */
 export function summaryListsSql(ctx: Ctx, lists: [name: string, rows: Fragment][]): Fragment {
   const { sql, principal: p } = ctx;

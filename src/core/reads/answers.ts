@@ -7,8 +7,7 @@ const MAX_BYTES = 64 * 1024 * 1024;
  * Answers of reads (a board, "my work") this process computed, each with the read mark it was
  * computed under (sql/098_read_marks.sql: a number per workspace that every commit touching
  * what those reads show changes). An answer is given again only for the same key and the same
- * mark, and the caller reads the mark from PostgreSQL for every request (in the statement that
- * computes the answer when the mark is another, reads/remembered.ts): nothing here is
+ * mark, and the caller reads the mark from PostgreSQL for every request: nothing here is
  * trusted from a notification or a clock, so a change committed through any process is seen by
  * the next request. Least recently used answers leave first.
  */
@@ -18,9 +17,9 @@ export class ReadAnswers {
     sizeCalculation: (a) => a.body.length + a.mark.length + 1,
   });
 
-  /** The mark of the answer remembered for `key`, null when none. */
-  markOf(key: string): string | null {
-    return this.answers.peek(key)?.mark ?? null;
+  /** Whether an answer is remembered for `key`, under whatever mark. */
+  has(key: string): boolean {
+    return this.answers.has(key);
   }
 
   /** The answer remembered for `key` under exactly `mark`, if any. */

@@ -1,8 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
-import type { Db } from '../../db/connect.ts';
-
-type Fragment = ReturnType<Db>;
+import type { Fragment } from '../tickets/summary.ts';
 
 /** The read mark of changes that belong to no workspace (identities), read beside the workspace's. */
 const GLOBAL_KEY = '00000000-0000-0000-0000-000000000000';
@@ -34,64 +32,41 @@ function callerKey(p: Principal): string {
   });
 }
 
-/**
- * What `compute` receives: the read mark's SQL, to select in the same statement as the answer, and
- * the mark of the answer remembered for this key (null when none). The statement computes its answer
- * only when the mark it reads is another (`gateSql`), and says so by returning that mark alone.
- */
-export interface Gate {
-  markSql: Fragment;
-  known: string | null;
-}
-
-/**
- * A computed answer (JSON bytes, core/json-text.ts) and the read mark its statement saw (null: do not
- * remember it); or, when the statement read the known mark, no answer: the remembered one stands.
- */
-export type Fresh = { body: Buffer; mark: string | null } | { unchanged: true };
-
-/**
- * The condition under which a gated statement computes its answer: its read mark (`read_mark`, selected
- * by the statement from `gate.markSql`) is not the known one. Written where it is a one-time filter (no
- * column of the rows it gates), PostgreSQL evaluates it once and runs nothing below it when it is false.
- */
-export function gateSql(ctx: Ctx, gate: Gate | null, mark: Fragment): Fragment {
-  return gate ? ctx.sql`${mark} is distinct from ${gate.known}::text` : ctx.sql`true`;
+/** A freshly computed answer (JSON bytes, core/json-text.ts) and the read mark its statement saw (null: do not remember it). */
+export interface Fresh {
+  body: Buffer;
+  mark: string | null;
 }
 
 /**
  * The answer of read `name` for this caller and `input`: from this process's memory when the
  * read mark (with `extra`, more of the key computed in SQL, such as the caller's today) is the one
- * it was computed under, else `compute`d afresh. One statement either way: `compute` selects the
- * mark with the answer and computes the answer only when the mark is not the remembered answer's
- * (`Gate`); the answer is remembered under the mark of its own snapshot, so a change committed
- * meanwhile only makes the next request read again. Without process caches (one-off commands,
+ * it was computed under, else `compute`d afresh. `compute` receives the mark's SQL to select in
+ * the same statement as the answer, so the answer is remembered under the mark of its own
+ * snapshot: a change committed between the look-up and the read only makes the next request read
+ * again. Costs one small statement per request that has an answer to compare (none for a key
+ * never answered here, or whose answer was pushed out); without process caches (one-off commands,
  * tests' contexts) or inside a transaction (it may hold uncommitted changes) it only computes.
  */
-export async function remembered(ctx: Ctx, name: string, input: unknown, compute: (gate: Gate | null) => Promise<Fresh>, extra?: Fragment): Promise<Buffer> {
+export async function remembered(
+  ctx: Ctx,
+  name: string,
+  input: unknown,
+  compute: (markSql: Fragment | null) => Promise<Fresh>,
+  extra?: Fragment,
+): Promise<Buffer> {
   const answers = ctx.caches?.readAnswers;
-  if (!answers || ctx.inTx) return bodyOf(await compute(null));
+  if (!answers || ctx.inTx) return (await compute(null)).body;
   const { sql } = ctx;
   const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
   const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
-  const known = answers.markOf(key);
-  const fresh = await compute({ markSql, known });
-  if ('unchanged' in fresh) {
-    const hit = known === null ? undefined : answers.get(key, known);
+  // nothing remembered for this key (a first read, or pushed out): no mark to compare with
+  if (answers.has(key)) {
+    const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
+    const hit = answers.get(key, mark);
     if (hit !== undefined) return hit;
-    // pushed out (or replaced by a newer answer) since its mark was looked at: computed again
-    return answerOf(answers, key, await compute({ markSql, known: null }));
   }
-  return answerOf(answers, key, fresh);
-}
-
-function answerOf(answers: NonNullable<Ctx['caches']>['readAnswers'], key: string, fresh: Fresh): Buffer {
-  const body = bodyOf(fresh);
-  if (!('unchanged' in fresh) && fresh.mark !== null) answers.set(key, fresh.mark, body);
-  return body;
-}
-
-function bodyOf(fresh: Fresh): Buffer {
-  if ('unchanged' in fresh) throw new Error('a statement without a known mark answered "unchanged"');
+  const fresh = await compute(markSql);
+  if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.body);
   return fresh.body;
 }

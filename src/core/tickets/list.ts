@@ -6,7 +6,7 @@ import { ticketListSchema } from './summary-schema.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonArrayParts, jsonBytes, jsonText, type JsonText } from '../json-text.ts';
 import { remembered } from '../reads/remembered.ts';
-import { selectSummaries, selectSummaryTextsGated, type SummaryQuery, type SummaryTextRow, type TicketList } from './summary.ts';
+import { selectSummaries, type Fragment, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
 
 export type { TicketList } from './summary.ts';
 
@@ -34,20 +34,27 @@ export const listTicketsSchema = ticketFilterSchema.extend({
 
 type ListInput = z.output<typeof listTicketsSchema>;
 
-/** The page's query: one row more than `limit`, to know whether a next page exists. */
-async function listQuery(ctx: Ctx, q: ListInput): Promise<SummaryQuery & { limit: number }> {
+/**
+ * The page's rows (one more than `limit`, to know whether a next page exists) and its size; with
+ * `mark`, each row carries the read mark of the statement's snapshot.
+ */
+async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T, mark: Fragment | null = null) {
   const { sql } = ctx;
   const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
+  const limit = q.limit ?? LIST_LIMIT_MAX;
   const { where: filters } = await ticketFilterWhere(ctx, q);
-  return {
+  const rows = await selectSummaries(ctx, {
     where: sql`${filters}
       and ${q.archived ? sql`t.archived` : sql`not t.archived`}
       ${after ? sql`and (t.updated_at, t.id) < (${after.at}::text::timestamp at time zone 'UTC', ${after.id}::uuid)` : sql``}`,
     order: sql`t.updated_at desc, t.id desc`,
-    limit: (q.limit ?? LIST_LIMIT_MAX) + 1,
+    limit: limit + 1,
     key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
     customPlan: Boolean(q.q?.trim()),
-  };
+    asText: asText as never,
+    mark,
+  });
+  return { rows: rows as T extends true ? SummaryTextRow[] : SummaryRow[], limit };
 }
 
 const nextCursorOf = (rows: { key: string | null }[], limit: number, lastId: string | undefined): string | null =>
@@ -64,8 +71,7 @@ export const listTickets = defineOp({
   input: listTicketsSchema,
   output: ticketListSchema,
   run: async (ctx, q): Promise<TicketList> => {
-    const limit = q.limit ?? LIST_LIMIT_MAX;
-    const rows = await selectSummaries(ctx, { ...(await listQuery(ctx, q)), asText: false });
+    const { rows, limit } = await listRows(ctx, q, false);
     const page = rows.slice(0, limit);
     return { items: page.map((r) => r.summary), nextCursor: nextCursorOf(rows, limit, page.at(-1)?.summary.id) };
   },
@@ -83,10 +89,10 @@ function listText(rows: SummaryTextRow[], limit: number): Buffer {
  * JSON text PostgreSQL wrote, joined into the TicketList without being parsed (core/json-text.ts).
  * A first page nothing it shows has changed on is answered from memory (reads/remembered.ts: keyed
  * by the caller, the query and the workspace's read mark), as the board is: a poller asking again
- * for an unchanged first page costs one statement that reads the mark and stops there. Not a page
- * after a cursor (read once per walk through the list, each would only push first pages and boards
- * out of the process's memory, as the board's column pages), nor with `due` (it depends on the day)
- * or `q` (searches are many and seldom repeated).
+ * for an unchanged first page costs one small statement. Not a page after a cursor (read once per
+ * walk through the list, each would only push first pages and boards out of the process's memory,
+ * as the board's column pages), nor with `due` (it depends on the day) or `q` (searches are many
+ * and seldom repeated), nor an empty page (no row to carry the mark).
  */
 export const listTicketsJson = defineOp({
   name: 'tickets.list.json',
@@ -94,13 +100,13 @@ export const listTicketsJson = defineOp({
   input: listTicketsSchema,
   output: ticketListSchema,
   run: async (ctx, q): Promise<JsonText> => {
-    const limit = q.limit ?? LIST_LIMIT_MAX;
-    const query = await listQuery(ctx, q);
-    if (q.due !== undefined || q.q?.trim() || q.cursor !== undefined) return jsonText(listText(await selectSummaries(ctx, { ...query, asText: true }), limit));
-    const text = await remembered(ctx, 'tickets', q, async (gate) => {
-      if (!gate) return { body: listText(await selectSummaries(ctx, { ...query, asText: true }), limit), mark: null };
-      const page = await selectSummaryTextsGated(ctx, query, gate);
-      return 'unchanged' in page ? page : { body: listText(page.rows, limit), mark: page.mark };
+    if (q.due !== undefined || q.q?.trim() || q.cursor !== undefined) {
+      const { rows, limit } = await listRows(ctx, q, true);
+      return jsonText(listText(rows, limit));
+    }
+    const text = await remembered(ctx, 'tickets', q, async (markSql) => {
+      const { rows, limit } = await listRows(ctx, q, true, markSql);
+      return { body: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
     });
     return jsonText(text);
   },

@@ -1,10 +1,9 @@
 import type { Db } from '../../db/connect.ts';
-import { byteRows, textOf, type ByteRow } from '../../db/raw.ts';
+import { byteRows, textOf } from '../../db/raw.ts';
 import type { Principal } from '../auth/principal.ts';
 import { visibleTicket } from '../access/visible.ts';
 import type { Ctx } from '../ctx.ts';
 import { readableAudiences } from '../access/permissions.ts';
-import { gateSql, type Gate } from '../reads/remembered.ts';
 
 export type Fragment = ReturnType<Db>;
 
@@ -153,6 +152,8 @@ export interface SummaryQuery {
   customPlan?: boolean;
   /** The summary as the JSON PostgreSQL wrote, its bytes unread, for a door that sends it as is (core/json-text.ts). */
   asText?: boolean;
+  /** Selected beside every row as `read_mark`: the read mark of the statement's snapshot (core/reads/remembered.ts). */
+  mark?: Fragment | null;
 }
 
 export interface SummaryRow {
@@ -165,6 +166,8 @@ export interface SummaryTextRow {
   summary: Buffer;
   id: string;
   key: string | null;
+  /** With `mark`: the read mark the statement saw. */
+  read_mark?: string;
 }
 
 /**
@@ -175,53 +178,25 @@ export interface SummaryTextRow {
 export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText?: false }): Promise<SummaryRow[]>;
 export async function selectSummaries(ctx: Ctx, q: SummaryQuery & { asText: true }): Promise<SummaryTextRow[]>;
 export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<SummaryRow[] | SummaryTextRow[]> {
-  const query = ctx.sql<SummaryRow[]>`${summariesSql(ctx, q, ctx.sql`true`)} order by t.page_rank`;
-  if (q.customPlan) unnamedStatement(query);
-  if (!q.asText) return query;
-  return textRows(await byteRows<'summary' | 'id' | 'key'>(query));
-}
-
-/**
- * `selectSummaries` with `asText`, gated by the read mark (reads/remembered.ts): the mark the
- * statement read, and the page only when that mark is not `gate.known` (`{ unchanged: true }`
- * otherwise). One row comes back either way, so an empty page carries its mark too.
- */
-export async function selectSummaryTextsGated(ctx: Ctx, q: SummaryQuery, gate: Gate): Promise<{ mark: string; rows: SummaryTextRow[] } | { unchanged: true }> {
-  const { sql } = ctx;
-  const query = sql`
-    select g.read_mark, r.summary, r.id, r.key
-    from (select ${gate.markSql} as read_mark) g
-    left join lateral (${summariesSql(ctx, { ...q, asText: true }, gateSql(ctx, gate, sql`g.read_mark`))}) r on true
-    order by r.page_rank`;
-  if (q.customPlan) unnamedStatement(query);
-  const rows = await byteRows<'read_mark' | 'summary' | 'id' | 'key'>(query);
-  const mark = textOf(rows[0]!.read_mark)!;
-  if (gate.known !== null && mark === gate.known) return { unchanged: true };
-  return { mark, rows: textRows(rows.filter((r) => r.id !== null)) };
-}
-
-/**
- * The page's statement, `page_rank` selected for the caller's order; `gated` is ANDed to the page's
- * conditions (a one-time filter: with no column of `t`, PostgreSQL reads no row when it is false).
- * The inner query carries only what the stored summary's reader-dependent keys read (summaryText).
- */
-function summariesSql(ctx: Ctx, q: SummaryQuery, gated: Fragment): Fragment {
   const { sql, principal: p } = ctx;
-  return sql`
-    select ${q.asText ? sql`${summaryText(sql, p)} as summary, t.id` : sql`${summaryJson(sql, p)} as summary`}, t.page_key as key, t.page_rank
+  const query = sql<SummaryRow[]>`
+    select ${q.asText ? sql`${summaryText(sql, p)} as summary, t.id` : sql`${summaryJson(sql, p)} as summary`}, t.page_key as key
+           ${q.mark ? sql`, ${q.mark} as read_mark` : sql``}
     from (
-      select t.id, t.parent_id, t.comment_count,
+      select t.id, t.parent_id, t.comment_count, -- what summaryText reads beside the stored text
              ${q.key ?? sql`null::text`} as page_key, row_number() over (order by ${q.order}) as page_rank
       from tickets t ${q.joins ?? sql``}
-      where ${visibleTicket(sql, p)} and ${q.where} and ${gated}
+      where ${visibleTicket(sql, p)} and ${q.where}
       order by ${q.order}
       limit ${limitSql(sql, q.limit)}
     ) t
-    ${summaryJoins(sql)}`;
+    ${summaryJoins(sql)}
+    order by t.page_rank`;
+  if (q.customPlan) unnamedStatement(query);
+  if (!q.asText) return query;
+  const rows = await byteRows<'summary' | 'id' | 'key' | 'read_mark'>(query);
+  return rows.map((r) => ({ summary: r.summary!, id: textOf(r.id)!, key: textOf(r.key), read_mark: textOf(r.read_mark) ?? undefined }));
 }
-
-const textRows = (rows: ByteRow<'summary' | 'id' | 'key'>[]): SummaryTextRow[] =>
-  rows.map((r) => ({ summary: r.summary!, id: textOf(r.id)!, key: textOf(r.key) }));
 
 /**
  * Sends a query as an unnamed statement, which PostgreSQL plans with the bound values each time
