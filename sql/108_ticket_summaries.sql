@@ -120,38 +120,48 @@ create trigger ticket_summaries_insert after insert on tickets
 create trigger ticket_summaries_update after update on tickets
   referencing old table as old_rows new table as new_rows for each statement execute function ticket_summaries_of_tickets();
 
--- A row a summary names: the tickets that name it, when what the summary shows of it changed.
+-- The tickets a person is assignee or reporter of in workspace `ws` (every workspace when null):
+-- two index ranges (tickets_assignee_idx, tickets_reporter_idx), not a scan for `assignee or reporter`.
+create function ticket_ids_of_person(ws uuid, person uuid) returns setof uuid language sql stable as $$
+  select t.id from tickets t where t.assignee_id = person and (ws is null or t.workspace_id = ws)
+  union
+  select t.id from tickets t where t.reporter_id = person and (ws is null or t.workspace_id = ws)
+$$;
+
+-- A row a summary names: the tickets that name it, when what the summary shows of it changed. The
+-- changed rows come first and their tickets are looked up per row (LATERAL), so an update that
+-- changes nothing a summary shows (most do) reads no ticket.
 create function ticket_summaries_of_named() returns trigger language plpgsql as $$
 begin
   if tg_table_name = 'projects' then
     perform refresh_ticket_summaries(array(
-      select t.id from tickets t join new_rows n on t.project_id = n.id join old_rows o on o.id = n.id
-      where (n.key, n.name) is distinct from (o.key, o.name)));
+      select t.id from new_rows n join old_rows o on o.id = n.id and (n.key, n.name) is distinct from (o.key, o.name)
+      cross join lateral (select t.id from tickets t where t.project_id = n.id) t));
   elsif tg_table_name = 'ticket_kinds' then
     perform refresh_ticket_summaries(array(
-      select t.id from tickets t join new_rows n on t.kind_id = n.id join old_rows o on o.id = n.id
-      where (n.key, n.name) is distinct from (o.key, o.name)));
+      select t.id from new_rows n join old_rows o on o.id = n.id and (n.key, n.name) is distinct from (o.key, o.name)
+      cross join lateral (select t.id from tickets t where t.workspace_id = n.workspace_id and t.kind_id = n.id) t));
   elsif tg_table_name = 'workflow_states' then
     perform refresh_ticket_summaries(array(
-      select t.id from tickets t join new_rows n on t.state_id = n.id join old_rows o on o.id = n.id
-      where (n.key, n.name, n.category, n.position) is distinct from (o.key, o.name, o.category, o.position)));
+      select t.id from new_rows n join old_rows o on o.id = n.id
+        and (n.key, n.name, n.category, n.position) is distinct from (o.key, o.name, o.category, o.position)
+      cross join lateral (select t.id from tickets t where t.workspace_id = n.workspace_id and t.state_id = n.id) t));
   elsif tg_table_name = 'priorities' then
     perform refresh_ticket_summaries(array(
-      select t.id from tickets t join new_rows n on t.priority_id = n.id join old_rows o on o.id = n.id
-      where (n.key, n.name, n.position) is distinct from (o.key, o.name, o.position)));
+      select t.id from new_rows n join old_rows o on o.id = n.id and (n.key, n.name, n.position) is distinct from (o.key, o.name, o.position)
+      cross join lateral (select t.id from tickets t where t.workspace_id = n.workspace_id and t.priority_id = n.id) t));
   elsif tg_table_name = 'clients' then
     -- the billing client, and the client named beside a client user (their membership's)
     perform refresh_ticket_summaries(array(
-      select t.id from tickets t
-      where t.billing_client_id in (select n.id from new_rows n join old_rows o on o.id = n.id where n.name is distinct from o.name)
-      union
       select t.id from new_rows n join old_rows o on o.id = n.id and n.name is distinct from o.name
-      join memberships m on m.client_id = n.id
-      join tickets t on t.workspace_id = m.workspace_id and (t.assignee_id = m.identity_id or t.reporter_id = m.identity_id)));
+      cross join lateral (select t.id from tickets t where t.workspace_id = n.workspace_id and t.billing_client_id = n.id
+                          union
+                          select p.id from memberships m cross join lateral ticket_ids_of_person(m.workspace_id, m.identity_id) p(id)
+                          where m.client_id = n.id) t));
   elsif tg_table_name = 'identities' then
     perform refresh_ticket_summaries(array(
       select t.id from new_rows n join old_rows o on o.id = n.id and n.name is distinct from o.name
-      join tickets t on t.assignee_id = n.id or t.reporter_id = n.id));
+      cross join lateral ticket_ids_of_person(null, n.id) t(id)));
   end if;
   return null;
 end $$;
@@ -170,18 +180,18 @@ create function ticket_summaries_of_people() returns trigger language plpgsql as
 begin
   if tg_op = 'INSERT' then
     perform refresh_ticket_summaries(array(
-      select t.id from new_rows x join tickets t on t.workspace_id = x.workspace_id and (t.assignee_id = x.identity_id or t.reporter_id = x.identity_id)));
+      select t.id from new_rows x cross join lateral ticket_ids_of_person(x.workspace_id, x.identity_id) t(id)));
   elsif tg_op = 'DELETE' then
     perform refresh_ticket_summaries(array(
-      select t.id from old_rows x join tickets t on t.workspace_id = x.workspace_id and (t.assignee_id = x.identity_id or t.reporter_id = x.identity_id)));
+      select t.id from old_rows x cross join lateral ticket_ids_of_person(x.workspace_id, x.identity_id) t(id)));
   elsif tg_table_name = 'contact_names' then
     perform refresh_ticket_summaries(array(
       select t.id from new_rows x join old_rows o on (o.workspace_id, o.identity_id) = (x.workspace_id, x.identity_id) and o.name is distinct from x.name
-      join tickets t on t.workspace_id = x.workspace_id and (t.assignee_id = x.identity_id or t.reporter_id = x.identity_id)));
+      cross join lateral ticket_ids_of_person(x.workspace_id, x.identity_id) t(id)));
   else
     perform refresh_ticket_summaries(array(
       select t.id from new_rows x join old_rows o on (o.workspace_id, o.identity_id) = (x.workspace_id, x.identity_id) and o.client_id is distinct from x.client_id
-      join tickets t on t.workspace_id = x.workspace_id and (t.assignee_id = x.identity_id or t.reporter_id = x.identity_id)));
+      cross join lateral ticket_ids_of_person(x.workspace_id, x.identity_id) t(id)));
   end if;
   return null;
 end $$;
