@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/db/connect.ts';
+import { secondWaitsForFirst } from './helpers/lock-race.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addLabels, makeProject, makeTicket, makeWorkspace, type Workspace } from './helpers/factories.ts';
 
@@ -84,32 +84,12 @@ describe('ticket_label_sets', () => {
       await app.db.sql<{ id: string }[]>`
       insert into labels (workspace_id, name) values (${ws.id}, 'First writer'), (${ws.id}, 'second writer') returning id`
     ).map((l) => l.id);
-    const [first, second] = [connect(app.db.url, { max: 1 }), connect(app.db.url, { max: 1 })];
-    try {
-      const a = await first.reserve();
-      const b = await second.reserve();
-      const [pid] = await b<{ pid: number }[]>`select pg_backend_pid() as pid`;
-      await a`begin`;
-      await a`insert into ticket_labels (ticket_id, label_id) values (${t.id}, ${one!})`;
-      // the second writer's trigger waits for the first's lock on the ticket, then sees its row
-      const later = (async () => {
-        await b`begin`;
-        await b`insert into ticket_labels (ticket_id, label_id) values (${t.id}, ${other!})`;
-        await b`commit`;
-      })();
-      for (let i = 0; i < 100; i++) {
-        const [w] = await app.db.sql<{ waiting: boolean }[]>`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = ${pid!.pid}`;
-        if (w?.waiting) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      await a`commit`;
-      await later;
-      a.release();
-      b.release();
-    } finally {
-      await first.end();
-      await second.end();
-    }
+    // the second writer's trigger waits for the first's lock on the ticket, then sees its row
+    await secondWaitsForFirst(
+      app.db.url,
+      (tx) => tx`insert into ticket_labels (ticket_id, label_id) values (${t.id}, ${one!})`,
+      (tx) => tx`insert into ticket_labels (ticket_id, label_id) values (${t.id}, ${other!})`,
+    );
     expect(await drift()).toEqual([]);
     const [kept] = await app.db.sql<{ labels: { name: string }[] }[]>`select labels from ticket_label_sets where ticket_id = ${t.id}`;
     expect(kept!.labels.map((l) => l.name)).toEqual(['First writer', 'second writer']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/db/connect.ts';
+import { secondWaitsForFirst } from './helpers/lock-race.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addLabels, makeClient, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Person, type Workspace } from './helpers/factories.ts';
 
@@ -125,32 +125,12 @@ describe('ticket_summaries', () => {
 
   it('keeps both changes when a ticket and the project it names change at once', async () => {
     const t = await makeTicket(app.db.sql, ws, { projectId: project.id, title: 'Concurrent' });
-    const [first, second] = [connect(app.db.url, { max: 1 }), connect(app.db.url, { max: 1 })];
-    try {
-      const a = await first.reserve();
-      const b = await second.reserve();
-      const [pid] = await b<{ pid: number }[]>`select pg_backend_pid() as pid`;
-      await a`begin`;
-      await a`update tickets set title = 'Concurrent, retitled' where id = ${t.id}`;
-      // the rename's trigger waits for the first's lock on the ticket, then reads its new title
-      const later = (async () => {
-        await b`begin`;
-        await b`update projects set name = 'Project renamed meanwhile' where id = ${project.id}`;
-        await b`commit`;
-      })();
-      for (let i = 0; i < 100; i++) {
-        const [w] = await app.db.sql<{ waiting: boolean }[]>`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = ${pid!.pid}`;
-        if (w?.waiting) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      await a`commit`;
-      await later;
-      a.release();
-      b.release();
-    } finally {
-      await first.end();
-      await second.end();
-    }
+    // the rename's trigger waits for the first's lock on the ticket, then reads its new title
+    await secondWaitsForFirst(
+      app.db.url,
+      (tx) => tx`update tickets set title = 'Concurrent, retitled' where id = ${t.id}`,
+      (tx) => tx`update projects set name = 'Project renamed meanwhile' where id = ${project.id}`,
+    );
     expect(await drift()).toEqual([]);
     expect(await listed('Concurrent, retitled')).toMatchObject({ project: { name: 'Project renamed meanwhile' } });
   });
