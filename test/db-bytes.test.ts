@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import { connect, onCachedPlan, type Db } from '../src/db/connect.ts';
+import { connect, onCachedPlan, onCustomPlan, type Db } from '../src/db/connect.ts';
 import { byteRows, intOf, textOf } from '../src/db/raw.ts';
 import { jsonArrayParts, jsonBytes, jsonText } from '../src/core/json-text.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -88,6 +88,29 @@ describe('onCachedPlan', () => {
       expect(after!.mode).toBe('auto');
     } finally {
       await other.end();
+    }
+  });
+});
+
+describe('onCustomPlan', () => {
+  const mode = (sql: Db) => sql<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`;
+
+  it('plans for the values on every call, for its own transaction only; inside a transaction it runs as it is', async () => {
+    const sql = connect(db.url, { max: 1 });
+    try {
+      const [row] = await onCustomPlan(sql, async (t) => {
+        await new Promise((r) => setImmediate(r)); // a statement sent after awaits still comes after the setting
+        return mode(t);
+      });
+      expect(row!.mode).toBe('force_custom_plan');
+      const [after] = await mode(sql);
+      expect(after!.mode).toBe('auto');
+      await sql.begin(async (tx) => {
+        const [inside] = await onCustomPlan(tx as unknown as Db, mode);
+        expect(inside!.mode).toBe('auto');
+      });
+    } finally {
+      await sql.end();
     }
   });
 });

@@ -157,13 +157,13 @@ it('reads no more job_history rows when the attempts inside the windows grow', a
 
 const historyTuplesReadBy = (t: TestDb, fn: (sql: Db) => Promise<unknown>) => tuplesReadBy(t, 'job_history', fn);
 
-it('a job search reads the attempts that match through indexes, also once its prepared statements have a generic plan', async () => {
+it('a job search reads the attempts that match through indexes, a busy task only its newest, whatever the plan PostgreSQL keeps', async () => {
   // a database of its own: no other connection reads job_history meanwhile
   const own = await testDb();
   try {
     await own.sql`
       insert into job_history (job_id, task, attempt, workspace_id, outcome, started_at, finished_at, duration_ms, payload)
-      select 800000000 + g, 'search:noise', 1, ${a.ws.id}::uuid, 'succeeded', now(), now(), 5, json_build_object('n', g)
+      select 800000000 + g, 'search:noise', 1, ${a.ws.id}::uuid, 'succeeded', now() - make_interval(secs => g), now(), 5, json_build_object('n', g)
       from generate_series(1, 40000) g`;
     await own.sql`analyze job_history`;
     const ctx = (sql: Db) => ({ ...ctxOf(sql) });
@@ -173,6 +173,14 @@ it('a job search reads the attempts that match through indexes, also once its pr
     });
     // before: from the sixth search on, each read the attempts newest first looking for 100 matches (all 40,000)
     expect(read).toBeLessThan(40000);
+
+    // a busy task: its newest 100 attempts, read newest first through its index (before: all 40,000 of them, then sorted)
+    let found: Awaited<ReturnType<typeof searchJobs.run>> | undefined;
+    const busy = await historyTuplesReadBy(own, async (sql) => {
+      for (let i = 0; i < 8; i++) found = await runOp(searchJobs, ctx(sql), { q: 'search:noise' });
+    });
+    expect(found!.history.map((h) => h.jobId)).toEqual(Array.from({ length: 100 }, (_, i) => String(800000001 + i)));
+    expect(busy).toBeLessThan(8 * 1000);
   } finally {
     await own.close();
   }
