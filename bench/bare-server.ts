@@ -5,6 +5,9 @@ import postgres from 'postgres';
  * The baseline: a bare Koa handler that answers the same JSON as the route under test,
  * with no authentication, no middleware and no database on the request path.
  * Usage: tsx bench/bare-server.ts <port> <databaseUrl> <slug>
+ * - `GET /`: the workflow's JSON (GET /workflow's answer).
+ * - `PUT /bytes/<name>` then `GET /bytes/<name>`: any other answer the bench hands it (a list page
+ *   as the API answered it), sent back as the same bytes: the cost of HTTP alone for that answer.
  */
 const [port, url, slug] = process.argv.slice(2);
 const sql = postgres(url!, { max: 1 });
@@ -16,9 +19,18 @@ const principal = { workspaceId: ws!.id, role: 'owner', via: 'token', scopes: ne
 const body = JSON.stringify(await runOp(getWorkflow, { sql, now: () => new Date(), principal }, {}));
 await sql.end();
 
+const bytes = new Map<string, Buffer>();
 const app = new Koa();
-app.use((ctx) => {
+app.use(async (ctx) => {
   ctx.type = 'application/json';
-  ctx.body = body;
+  const name = ctx.path.startsWith('/bytes/') ? ctx.path.slice('/bytes/'.length) : null;
+  if (name === null) ctx.body = body;
+  else if (ctx.method === 'PUT') {
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.req) chunks.push(c as Buffer);
+    bytes.set(name, Buffer.concat(chunks));
+    ctx.status = 204;
+  } else if (bytes.has(name)) ctx.body = bytes.get(name);
+  else ctx.status = 404;
 });
 app.listen(Number(port), '127.0.0.1', () => console.log('ready'));

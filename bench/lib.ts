@@ -210,12 +210,22 @@ export const TARGET_PREFIX = 'target ';
  * and OK or MISSED. `limit` is a number of the same unit as `value` (`ms`, `s`, `x` for a ratio to a
  * limit measured in the same run); `atLeast` for targets to reach rather than stay under.
  */
-export function target(t: { issue: number; name: string; value: number; limit: number; unit: 'ms' | 's' | 'x' | '%'; atLeast?: boolean }): string {
+export function target(t: {
+  issue: number;
+  name: string;
+  value: number;
+  limit: number;
+  unit: 'ms' | 's' | 'x' | '%';
+  atLeast?: boolean;
+  /** The lowest value this machine allows, measured in the same run (`of`: what it is): printed beside the limit. */
+  floor?: { value: number; of: string };
+}): string {
   const ok = t.atLeast ? t.value >= t.limit : t.value <= t.limit;
   const digits = t.unit === 'x' ? 2 : 1;
   const shown = (v: number) => `${v.toFixed(digits)}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
   const ratio = t.unit === 'x' ? '' : `, ${(t.value / t.limit).toFixed(2)} of the limit`;
-  return `${TARGET_PREFIX}(issue ${t.issue}) ${t.name}: ${shown(t.value)} (${t.atLeast ? 'at least' : 'at most'} ${shown(t.limit)}${ratio}) ${ok ? 'OK' : 'MISSED'}`;
+  const floor = t.floor ? `; the floor here ${shown(t.floor.value)}: ${t.floor.of}` : '';
+  return `${TARGET_PREFIX}(issue ${t.issue}) ${t.name}: ${shown(t.value)} (${t.atLeast ? 'at least' : 'at most'} ${shown(t.limit)}${ratio}${floor}) ${ok ? 'OK' : 'MISSED'}`;
 }
 
 /** Busy and total jiffies of all CPUs so far (/proc/stat's first line). */
