@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import { connect, onCachedPlan, onCustomPlan, type Db } from '../src/db/connect.ts';
+import { connect, onCachedPlan, plannedPerCall, type Db } from '../src/db/connect.ts';
 import { byteRows, intOf, textOf } from '../src/db/raw.ts';
 import { jsonArrayParts, jsonBytes, jsonText } from '../src/core/json-text.ts';
 import { testDb, type TestDb } from './helpers/db.ts';
@@ -92,23 +92,19 @@ describe('onCachedPlan', () => {
   });
 });
 
-describe('onCustomPlan', () => {
-  const mode = (sql: Db) => sql<{ mode: string }[]>`select current_setting('plan_cache_mode') as mode`;
-
-  it('plans for the values on every call, for its own transaction only; inside a transaction it runs as it is', async () => {
+describe('plannedPerCall', () => {
+  it('sends the statement unnamed, so PostgreSQL plans it for the values on every call; the same statement unmarked is prepared once', async () => {
     const sql = connect(db.url, { max: 1 });
+    const kept = async () => {
+      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pg_prepared_statements where statement like '%planned-per-call' || '-probe%'`; // not itself
+      return row!.n;
+    };
     try {
-      const [row] = await onCustomPlan(sql, async (t) => {
-        await new Promise((r) => setImmediate(r)); // a statement sent after awaits still comes after the setting
-        return mode(t);
-      });
-      expect(row!.mode).toBe('force_custom_plan');
-      const [after] = await mode(sql);
-      expect(after!.mode).toBe('auto');
-      await sql.begin(async (tx) => {
-        const [inside] = await onCustomPlan(tx as unknown as Db, mode);
-        expect(inside!.mode).toBe('auto');
-      });
+      const probe = () => sql`select ${1}::int as one, 'planned-per-call-probe' as probe`;
+      for (let i = 0; i < 7; i++) await plannedPerCall(probe());
+      expect(await kept()).toBe(0);
+      for (let i = 0; i < 7; i++) await probe();
+      expect(await kept()).toBe(1);
     } finally {
       await sql.end();
     }

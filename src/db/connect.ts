@@ -111,30 +111,25 @@ export async function onCachedPlan<T>(sql: Db, run: (sql: Db) => Promise<T>): Pr
   if (isTransaction(sql)) return run(sql);
   const pool = cachedPlanPool(sql);
   if (pool) return run(pool);
-  return withPlanCacheMode(sql, 'force_generic_plan', run);
-}
-
-/**
- * Runs `run`'s statements planned for their values on every call (`plan_cache_mode =
- * force_custom_plan`): for statements whose best plan depends on the value, such as a search whose
- * term may be a task with tens of thousands of rows (walk its index newest first, stop at the page)
- * or one with none. From its sixth call on, PostgreSQL may keep one generic plan for every value,
- * made for a value of average frequency. A transaction of its own (the setting is SET LOCAL);
- * inside the caller's transaction it runs as it is.
- */
-export async function onCustomPlan<T>(sql: Db, run: (sql: Db) => Promise<T>): Promise<T> {
-  if (isTransaction(sql)) return run(sql);
-  return withPlanCacheMode(sql, 'force_custom_plan', run);
-}
-
-function withPlanCacheMode<T>(sql: Db, mode: 'force_generic_plan' | 'force_custom_plan', run: (sql: Db) => Promise<T>): Promise<T> {
   return sql.begin(async (t) => {
     // sent now (`execute`), so it goes before whatever `run` sends, however many awaits `run` takes
     // before its statement (a statement queued first would be planned with the custom plans: 15 ms for "my work")
-    const setting = t.unsafe(`set local plan_cache_mode = ${mode}`).execute();
+    const setting = t`set local plan_cache_mode = force_generic_plan`.execute();
     const [, result] = await Promise.all([setting, run(t as unknown as Db)]);
     return result;
   }) as Promise<T>;
+}
+
+/**
+ * Sends `query` as an unnamed statement, which PostgreSQL plans with the bound values on every call:
+ * for statements whose best plan depends on the values (a search term that may be rare or common).
+ * postgres.js otherwise prepares named statements, whose plan PostgreSQL may make generic from the
+ * sixth call on, one plan for every value. postgres.js reads this per-query option; its typings
+ * only expose it on `sql.unsafe`.
+ */
+export function plannedPerCall<T>(query: T): T {
+  (query as unknown as { options: { prepare?: boolean } }).options.prepare = false;
+  return query;
 }
 
 /** postgres.js codes for a connection that failed, broke or timed out (not an error in a statement). */

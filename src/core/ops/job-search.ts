@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { onCustomPlan, type Db } from '../../db/connect.ts';
+import { plannedPerCall } from '../../db/connect.ts';
 import type { Ctx } from '../ctx.ts';
 import type { Fragment } from '../tickets/summary.ts';
 import { notFound } from '../errors.ts';
@@ -81,7 +81,7 @@ export const searchJobs = defineOp({
           or h.document_id = any(array(select d.id from documents d where d.client_id = ${id}::uuid and d.workspace_id = ${p.workspaceId}))
           or h.mailbox_id = ${id}::uuid`
       : sql``;
-    const live = (db: Db) => db<LiveJob[]>`
+    const live = sql<LiveJob[]>`
     with m as (
       ${matching(sql`j.key = ${q}`)} union all ${matching(sql`j.task_identifier = ${q}`)} union all ${matching(sql`j.queue_name = ${q}`)}
       union all ${matching(sql`j.id in (select m.job_id from queued_jobs m where m.payload::text ilike ${like})`)})
@@ -91,7 +91,7 @@ export const searchJobs = defineOp({
     // own index (task or key, started_at) newest first and stops at 100: a busy task has tens of
     // thousands of attempts, and gathering them all before sorting took 35 ms at 100,000 attempts.
     // The payload and the objects' ids are rare: a bitmap of their indexes, gathered in full.
-    const history = (db: Db) => db<Attempt[]>`
+    const history = sql<Attempt[]>`
     with rare as materialized (
       select h.id, h.started_at from job_history h where ${historyVisible(ctx)} and (h.payload::text ilike ${like} ${byObject})),
     m as (
@@ -102,9 +102,10 @@ export const searchJobs = defineOp({
       (select r.id from rare r order by r.started_at desc, r.id desc limit 100))
     select ${ATTEMPT(ctx)} from job_history h where h.id = any(array(select m.id from m))
     order by h.started_at desc, h.id desc limit 100`;
-    // planned for q on every call: from the sixth call on, the generic plan walked every attempt (or
+    // planned for q on every call: from the sixth call on, a generic plan walked every attempt (or
     // queued job) newest first for a term no task has, or every match of a busy task before sorting
-    return onCustomPlan(sql, async (t) => ({ live: [...(await live(t))], history: [...(await history(t))] }));
+    const [found, attempts] = await Promise.all([plannedPerCall(live), plannedPerCall(history)]);
+    return { live: [...found], history: [...attempts] };
   },
 });
 

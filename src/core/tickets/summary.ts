@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connect.ts';
+import { plannedPerCall, type Db } from '../../db/connect.ts';
 import { byteRows, textOf } from '../../db/raw.ts';
 import type { Principal } from '../auth/principal.ts';
 import { visibleTicket } from '../access/visible.ts';
@@ -192,20 +192,10 @@ export async function selectSummaries(ctx: Ctx, q: SummaryQuery): Promise<Summar
     ) t
     ${summaryJoins(sql)}
     order by t.page_rank`;
-  if (q.customPlan) unnamedStatement(query);
+  if (q.customPlan) plannedPerCall(query);
   if (!q.asText) return query;
   const rows = await byteRows<'summary' | 'id' | 'key' | 'read_mark'>(query);
   return rows.map((r) => ({ summary: r.summary!, id: textOf(r.id)!, key: textOf(r.key), read_mark: textOf(r.read_mark) ?? undefined }));
-}
-
-/**
- * Sends a query as an unnamed statement, which PostgreSQL plans with the bound values each time
- * (postgres.js otherwise prepares named statements, whose plan may become generic after five
- * runs). postgres.js reads this per-query option; its typings only expose it on `sql.unsafe`.
- */
-function unnamedStatement<T>(query: T): T {
-  (query as unknown as { options: { prepare?: boolean } }).options.prepare = false;
-  return query;
 }
 
 /** The TicketSummary of one visible ticket, or null when it does not exist or is not visible. */
