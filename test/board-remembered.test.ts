@@ -5,7 +5,7 @@ import type { Ctx } from '../src/core/ctx.ts';
 import { ReadAnswers } from '../src/core/reads/answers.ts';
 import { getBoardJson } from '../src/core/board/board.ts';
 import { getMyWorkJson } from '../src/core/board/my.ts';
-import { listTicketsJson } from '../src/core/tickets/list.ts';
+import { listTickets, listTicketsJson } from '../src/core/tickets/list.ts';
 import { runOp } from '../src/core/operation.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addLabels, makeClient, makeComment, makeUser, type Person } from './helpers/factories.ts';
@@ -127,6 +127,8 @@ describe('GET /board, /my and /tickets from memory', () => {
 
   it.each([
     ['GET /tickets', (ctx: Ctx) => runOp(listTicketsJson, ctx, { limit: 3 })],
+    // the MCP door's search_tickets runs the object form: the same remembered page, read
+    ['the list as objects (search_tickets)', (ctx: Ctx) => runOp(listTickets, ctx, { limit: 3 })],
     ['GET /board', (ctx: Ctx) => runOp(getBoardJson, ctx, {})],
   ] as const)('%s: a first read is one statement (the mark in it), an unchanged one only the mark', async (_name, read) =>
     withCountingCtx(async (ctx, statements) => {

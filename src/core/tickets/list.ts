@@ -6,7 +6,7 @@ import { ticketListSchema } from './summary-schema.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonArrayParts, jsonBytes, jsonText, type JsonText } from '../json-text.ts';
 import { remembered } from '../reads/remembered.ts';
-import { selectSummaries, type Fragment, type SummaryRow, type SummaryTextRow, type TicketList } from './summary.ts';
+import { selectSummaries, type Fragment, type SummaryTextRow, type TicketList } from './summary.ts';
 
 export type { TicketList } from './summary.ts';
 
@@ -35,10 +35,10 @@ export const listTicketsSchema = ticketFilterSchema.extend({
 type ListInput = z.output<typeof listTicketsSchema>;
 
 /**
- * The page's rows (one more than `limit`, to know whether a next page exists) and its size; with
- * `mark`, each row carries the read mark of the statement's snapshot.
+ * The page's rows, each summary as JSON text (one more than `limit`, to know whether a next page
+ * exists) and its size; with `mark`, each row carries the read mark of the statement's snapshot.
  */
-async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T, mark: Fragment | null = null) {
+async function listRows(ctx: Ctx, q: ListInput, mark: Fragment | null = null) {
   const { sql } = ctx;
   const after = q.cursor !== undefined ? decodeUpdatedCursor(q.cursor) : null;
   const limit = q.limit ?? LIST_LIMIT_MAX;
@@ -51,31 +51,14 @@ async function listRows<T extends boolean>(ctx: Ctx, q: ListInput, asText: T, ma
     limit: limit + 1,
     key: sql`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`,
     customPlan: Boolean(q.q?.trim()),
-    asText: asText as never,
+    asText: true,
     mark,
   });
-  return { rows: rows as T extends true ? SummaryTextRow[] : SummaryRow[], limit };
+  return { rows, limit };
 }
 
 const nextCursorOf = (rows: { key: string | null }[], limit: number, lastId: string | undefined): string | null =>
   rows.length > limit && lastId ? encodeUpdatedCursor({ at: rows[limit - 1]!.key!, id: lastId }) : null;
-
-/**
- * GET /tickets: the visible tickets matching the filters, most recently updated first
- * (updatedAt desc, id desc), one keyset page per call. A poller pages with `cursor` until it
- * reaches the updatedAt it already processed.
- */
-export const listTickets = defineOp({
-  name: 'tickets.list',
-  action: 'tickets.list',
-  input: listTicketsSchema,
-  output: ticketListSchema,
-  run: async (ctx, q): Promise<TicketList> => {
-    const { rows, limit } = await listRows(ctx, q, false);
-    const page = rows.slice(0, limit);
-    return { items: page.map((r) => r.summary), nextCursor: nextCursorOf(rows, limit, page.at(-1)?.summary.id) };
-  },
-});
 
 /** The TicketList of text rows: the summaries' JSON bytes joined without being read (core/json-text.ts). */
 function listText(rows: SummaryTextRow[], limit: number): Buffer {
@@ -85,29 +68,45 @@ function listText(rows: SummaryTextRow[], limit: number): Buffer {
 }
 
 /**
- * GET /tickets as the REST door sends it: the same page as `listTickets`, its summaries as the
- * JSON text PostgreSQL wrote, joined into the TicketList without being parsed (core/json-text.ts).
- * A first page nothing it shows has changed on is answered from memory (reads/remembered.ts: keyed
- * by the caller, the query and the workspace's read mark), as the board is: a poller asking again
- * for an unchanged first page costs one small statement. Not a page after a cursor (read once per
- * walk through the list, each would only push first pages and boards out of the process's memory,
- * as the board's column pages), nor with `due` (it depends on the day) or `q` (searches are many
- * and seldom repeated), nor an empty page (no row to carry the mark).
+ * The page as JSON bytes, its summaries as the JSON text PostgreSQL wrote, joined without being
+ * parsed (core/json-text.ts). A first page nothing it shows has changed on is answered from memory
+ * (reads/remembered.ts: keyed by the caller, the query and the workspace's read mark), as the board
+ * is: a poller asking again for an unchanged first page costs one small statement, through every
+ * door. Not a page after a cursor (read once per walk through the list, each would only push first
+ * pages and boards out of the process's memory, as the board's column pages), nor with `due` (it
+ * depends on the day) or `q` (searches are many and seldom repeated), nor an empty page (no row to
+ * carry the mark).
  */
+async function listBytes(ctx: Ctx, q: ListInput): Promise<Buffer> {
+  if (q.due !== undefined || q.q?.trim() || q.cursor !== undefined) {
+    const { rows, limit } = await listRows(ctx, q);
+    return listText(rows, limit);
+  }
+  return remembered(ctx, 'tickets', q, async (markSql) => {
+    const { rows, limit } = await listRows(ctx, q, markSql);
+    return { body: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
+  });
+}
+
+/**
+ * GET /tickets: the visible tickets matching the filters, most recently updated first
+ * (updatedAt desc, id desc), one keyset page per call. A poller pages with `cursor` until it
+ * reaches the updatedAt it already processed. The page of `listBytes`, read: what the MCP door
+ * compacts (an unchanged first page from memory there too; before, only the REST door's was).
+ */
+export const listTickets = defineOp({
+  name: 'tickets.list',
+  action: 'tickets.list',
+  input: listTicketsSchema,
+  output: ticketListSchema,
+  run: async (ctx, q): Promise<TicketList> => JSON.parse((await listBytes(ctx, q)).toString('utf8')) as TicketList,
+});
+
+/** GET /tickets as the REST door sends it: the same page as `listTickets`, as the bytes `listBytes` joined. */
 export const listTicketsJson = defineOp({
   name: 'tickets.list.json',
   action: 'tickets.list',
   input: listTicketsSchema,
   output: ticketListSchema,
-  run: async (ctx, q): Promise<JsonText> => {
-    if (q.due !== undefined || q.q?.trim() || q.cursor !== undefined) {
-      const { rows, limit } = await listRows(ctx, q, true);
-      return jsonText(listText(rows, limit));
-    }
-    const text = await remembered(ctx, 'tickets', q, async (markSql) => {
-      const { rows, limit } = await listRows(ctx, q, true, markSql);
-      return { body: listText(rows, limit), mark: rows[0]?.read_mark ?? null };
-    });
-    return jsonText(text);
-  },
+  run: async (ctx, q): Promise<JsonText> => jsonText(await listBytes(ctx, q)),
 });
