@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../src/db/connect.ts';
+import { cachedPlanPool, connect, type Db } from '../src/db/connect.ts';
 import type { Caches } from '../src/core/cache.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { ReadAnswers } from '../src/core/reads/answers.ts';
@@ -118,6 +118,7 @@ describe('GET /board, /my and /tickets from memory', () => {
     try {
       const principal = await w.app.verifier.verify(tokens.owner!, w.ws.slug, new Date());
       await counting`select 1`;
+      await cachedPlanPool(counting)!`select 1`; // the sibling pool's first connection reads the types (the board runs there: db/connect.ts onCachedPlan)
       statements.length = 0;
       await fn({ sql: counting, principal, now: () => clock, caches: { readAnswers: new ReadAnswers() } as unknown as Caches }, statements);
     } finally {

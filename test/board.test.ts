@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBoard } from '../src/core/board/board.ts';
 import { runOp } from '../src/core/operation.ts';
-import { connect, type Db } from '../src/db/connect.ts';
+import { cachedPlanPool, connect, type Db } from '../src/db/connect.ts';
 import { BANK, boardSort, boardWorld, CLOSED, NOW, STATE_ORDER, type BoardWorld, type Fixture } from './board-world.ts';
 
 let w: BoardWorld;
@@ -120,6 +120,7 @@ describe('GET /board: columns, order, shape', () => {
     const counting: Db = connect(w.app.db.url, { max: 1, debug: (_c, q) => statements.push(q) });
     try {
       await counting`select 1`;
+      await cachedPlanPool(counting)!`select 1`; // the sibling pool's first connection reads the types (the board runs there: db/connect.ts onCachedPlan)
       statements.length = 0;
       const principal = await w.app.verifier.verify(w.ownerToken, w.ws.slug, new Date());
       const res = await runOp(getBoard, { sql: counting, principal, now: () => NOW }, { kindIds: w.wf.kinds.bug });
