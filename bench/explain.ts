@@ -1,6 +1,6 @@
 import { TokenVerifier } from '../src/core/auth/token-verifier.ts';
 import type { Ctx } from '../src/core/ctx.ts';
-import { connect } from '../src/db/connect.ts';
+import { cachedPlanPool, connect, type Db } from '../src/db/connect.ts';
 import type { Statement } from './lib.ts';
 
 /**
@@ -66,14 +66,19 @@ export async function planCache(
   try {
     const principal = await new TokenVerifier(sql, 0).verify(token, null, new Date());
     for (let i = 0; i < calls; i++) await op({ sql, principal, now: () => new Date() });
-    const [plans] = await sql<[{ generic: number; custom: number }]>`
-      select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${target.query}`;
+    // prepared on the pool's connection, or on its sibling's for a statement run on its cached plan
+    const count = async (db: Db) => {
+      const [row] = await db<{ generic: number; custom: number }[]>`
+        select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${target.query}`;
+      return row;
+    };
+    const plans = (await count(sql)) ?? (await count(cachedPlanPool(sql)!)) ?? { generic: 0, custom: 0 };
     const planning: number[] = [];
     for (let i = 0; i < 3; i++) {
       const rows = await sql.unsafe(`explain (summary) ${target.query}`, target.params as never[]);
       planning.push(Number(/Planning Time: ([\d.]+) ms/.exec(rows.map((r) => r['QUERY PLAN']).join('\n'))?.[1] ?? NaN));
     }
-    return { ...plans!, planningMs: Math.min(...planning) };
+    return { ...plans, planningMs: Math.min(...planning) };
   } finally {
     await sql.end();
   }
