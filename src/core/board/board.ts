@@ -69,7 +69,7 @@ async function boardRows<T extends boolean>(
   // the words: PostgreSQL's own choice planned a member's board afresh on every call at 1,000,000
   // tickets (2.5 ms each; every fifth call on from the sixth at 100,000), its plan's shape the same
   const run = <R>(fn: (db: Db) => Promise<R>): Promise<R> => (q.q?.trim() ? fn(sql) : onCachedPlan(sql, fn));
-  if (!asText) return (await run((db) => query(db))) as unknown as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
+  if (!asText) return (await run(query)) as unknown as ColumnRow<T extends true ? Buffer : TicketSummary[]>[];
   const rows = await run((db) => byteRows<keyof ColumnRow<unknown>>(query(db)));
   return rows.map((r): ColumnRow<Buffer> => ({
     id: textOf(r.id)!,

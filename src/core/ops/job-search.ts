@@ -91,15 +91,14 @@ export const searchJobs = defineOp({
     // own index (task or key, started_at) newest first and stops at 100: a busy task has tens of
     // thousands of attempts, and gathering them all before sorting took 35 ms at 100,000 attempts.
     // The payload and the objects' ids are rare: a bitmap of their indexes, gathered in full.
+    const newest = (cond: Fragment) =>
+      sql`(select h.id from job_history h where ${historyVisible(ctx)} and ${cond} order by h.started_at desc, h.id desc limit 100)`;
     const history = sql<Attempt[]>`
     with rare as materialized (
       select h.id, h.started_at from job_history h where ${historyVisible(ctx)} and (h.payload::text ilike ${like} ${byObject})),
     m as (
-      (select h.id from job_history h where ${historyVisible(ctx)} and h.task = ${q} order by h.started_at desc, h.id desc limit 100)
-      union all
-      (select h.id from job_history h where ${historyVisible(ctx)} and h.job_key = ${q} order by h.started_at desc, h.id desc limit 100)
-      union all
-      (select r.id from rare r order by r.started_at desc, r.id desc limit 100))
+      ${newest(sql`h.task = ${q}`)} union all ${newest(sql`h.job_key = ${q}`)}
+      union all (select r.id from rare r order by r.started_at desc, r.id desc limit 100))
     select ${ATTEMPT(ctx)} from job_history h where h.id = any(array(select m.id from m))
     order by h.started_at desc, h.id desc limit 100`;
     // planned for q on every call: from the sixth call on, a generic plan walked every attempt (or
