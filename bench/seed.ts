@@ -3,6 +3,7 @@ import type { Db } from '../src/db/connect.ts';
 import { issueToken } from '../src/core/auth/tokens.ts';
 import { addPerson } from '../src/core/people/users.ts';
 import { addProjectMember, createClient, createProject, createWorkspace } from '../src/core/workspaces/create.ts';
+import { refreshStoredHtml } from '../src/core/tickets/markdown-refresh.ts';
 
 export interface BigWorkspace {
   slug: string;
@@ -149,6 +150,8 @@ export async function seedBigWorkspace(sql: Db, n = benchTickets(), opts: AddOpt
     insert into comments (workspace_id, ticket_id, author_id, audience, body)
     select ${ws}, ${heavy!.id}, ${busy}, case when i % 3 = 0 then 'internal' else 'client' end, 'Comment **' || i || '** with some _markdown_ and a [link](https://example.com/' || i || ').'
     from generate_series(1, 100) i`;
+  // their HTML as the API's writers store it (src/core/tickets/markdown.ts, sql/110)
+  await refreshStoredHtml(sql, { ticketId: heavy!.id });
   await sql`
     insert into ticket_events (workspace_id, ticket_id, kind, actor_id, payload)
     select ${ws}, ${heavy!.id}, 'field_changed', ${busy}, jsonb_build_object('field', 'title', 'old', 'v' || i, 'new', 'v' || (i + 1)) from generate_series(1, 200) i`;

@@ -10,6 +10,7 @@ import { getTicketPage } from '../src/core/tickets/get.ts';
 import { listTickets } from '../src/core/tickets/list.ts';
 import { readTicketPage } from '../src/core/tickets/read.ts';
 import { connect, type Db } from '../src/db/connect.ts';
+import { refreshStoredHtml } from '../src/core/tickets/markdown-refresh.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
   addViewers,
@@ -199,7 +200,10 @@ describe('read statements', () => {
       await recordEvent(sql, { workspaceId: ws.id, ticketId: t.id, kind: 'field_changed', actorId: named.id, payload }, new Date());
     }
     const path = `/api/w/${ws.slug}/tickets/${t.id}`;
-    for (const person of [owner, named, clientUser]) {
+    // first as the factories wrote it (no stored HTML: the process renders it), then with the HTML
+    // stored as the API's writers and the markdown:refresh task store it (sql/110)
+    for (const [stored, person] of [false, true].flatMap((s) => [owner, named, clientUser].map((p) => [s, p] as const))) {
+      if (stored && person === owner) expect(await refreshStoredHtml(sql, { ticketId: t.id })).toBe(4);
       const { token } = await makeToken(sql, ws, person);
       const p = await principalOf(person);
       const ctx: Ctx = { sql, principal: p, now: () => new Date() };
@@ -230,7 +234,12 @@ describe('read statements', () => {
       expect(text).toMatch(
         /"events":\[\{"id":"[0-9a-f-]{36}","kind":"[a-z_]+","actor":\{"id" : "[0-9a-f-]{36}", "name" : "[^]*?"\},"subject":null,"payload":\{"new": "/,
       );
-      expect(text).toMatch(/"comments":\[\{"id" : "[0-9a-f-]{36}", "body" : "[^]*?","bodyHtml":"/);
+      // the comments as PostgreSQL wrote them with their stored HTML, or read and written again to render it
+      expect(text).toMatch(
+        stored
+          ? /"comments":\[\{"id" : "[0-9a-f-]{36}", "body" : "[^]*?", "bodyHtml" : "<p>/
+          : /"comments":\[\{"id":"[0-9a-f-]{36}","body":"[^]*?","bodyHtml":"<p>/,
+      );
       // and the ETag still answers 304 without the page
       const again = await app.call('GET', path, { token, headers: { 'if-none-match': read.etag } });
       expect(again.status).toBe(304);

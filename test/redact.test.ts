@@ -123,6 +123,11 @@ describe('POST /tickets/{id}/redact removes every descriptive content', () => {
     }
     const [stored] = await app.db.sql<{ n: number }[]>`select count(*)::int as n from attachments where ticket_id = ${t.id}`;
     expect(stored!.n).toBe(0);
+    // nor the HTML stored beside the description and the comment (sql/110: a text changed without it drops it)
+    const html = await app.db.sql<{ html: string | null }[]>`
+      select description_html as html from tickets where id = ${t.id} union all select body_html from comments where ticket_id = ${t.id}`;
+    expect(html.length).toBe(2);
+    for (const { html: h } of html) expectNoSecret('stored html', h ?? '');
 
     const week = ok(await app.call('GET', path(`/time?from=2024-05-01&to=2024-06-30&ticketId=${t.id}`), { token: ownerToken }));
     expectNoSecret('time entries', week.body);

@@ -5,6 +5,7 @@ import { deleteExpiredIdempotencyKeys } from '../core/idempotency/keys.ts';
 import { crons, jobs } from '../core/jobs/catalog.ts';
 import { deleteFinishedQueuedJobs, deleteOldJobHistory } from '../core/jobs/retention.ts';
 import { deleteExpiredCounters } from '../core/limits/store.ts';
+import { refreshStoredHtml } from '../core/tickets/markdown-refresh.ts';
 import { billingTasks, sweepDeliveries } from './billing.ts';
 import { cronTask, type JobServices } from './declared.ts';
 import { mailTasks } from './mail.ts';
@@ -46,6 +47,10 @@ export function taskListFor(services: JobServices): TaskList {
     }),
     deliveriesSweep: sweepDeliveries(services),
     mailSchedule: mail.schedule,
+    markdownRefresh: cronTask(crons.markdownRefresh, services, async ({ sql, log }) => {
+      const n = await refreshStoredHtml(sql);
+      if (n > 0) log.info({ rendered: n }, 'stored markdown html rendered');
+    }),
   };
   const byName = (decls: Record<string, { task: string }>, tasks: Record<string, Task>) =>
     Object.entries(tasks).map(([k, task]) => [decls[k]!.task, task] as const);

@@ -4,6 +4,7 @@ import { isAdminRole, type Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../tickets/events.ts';
+import { storedHtml } from '../tickets/markdown.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { readableAudiences } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
@@ -54,7 +55,8 @@ async function changeComment(ctx: Ctx, data: z.output<typeof editCommentByNameIn
   const body = data.body ?? c.body;
   if (body === c.body && audience === c.audience) return presentComment(c);
   const now = ctx.now();
-  await sql`update comments set body = ${body}, audience = ${audience}, updated_at = greatest(${now}, created_at + interval '1 millisecond') where id = ${c.id}`;
+  const html = storedHtml(body);
+  await sql`update comments set body = ${body}, body_html = ${html.html}, body_html_version = ${html.version}, audience = ${audience}, updated_at = greatest(${now}, created_at + interval '1 millisecond') where id = ${c.id}`;
   if (audience !== c.audience) await sql`update attachments set audience = ${audience} where comment_id = ${c.id}`;
   await recordEvent(
     sql,

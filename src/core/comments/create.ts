@@ -4,6 +4,7 @@ import type { Ctx } from '../ctx.ts';
 import { forbidden } from '../errors.ts';
 import { resolvePersonIds } from '../resolve/people.ts';
 import { recordEvent } from '../tickets/events.ts';
+import { storedHtml } from '../tickets/markdown.ts';
 import { loadTicket } from '../tickets/load.ts';
 import { defaultAudience, type Audience } from '../access/permissions.ts';
 import { ticketRef } from '../tickets/schemas.ts';
@@ -93,9 +94,10 @@ async function postComment(ctx: Ctx, data: z.output<typeof createCommentByNameIn
   authorize(ctx, 'comments.create', t, { audience });
   await applyMentions(ctx, t, audience, await mentionIds(ctx, data.mentions, opts));
   const now = ctx.now();
+  const html = storedHtml(data.body);
   const [row] = await sql<{ id: string }[]>`
-    insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
-    values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${p.source}, ${now}, ${now})
+    insert into comments (workspace_id, ticket_id, author_id, audience, body, body_html, body_html_version, source, created_at, updated_at)
+    values (${p.workspaceId}, ${t.id}, ${p.identityId}, ${audience}, ${data.body}, ${html.html}, ${html.version}, ${p.source}, ${now}, ${now})
     returning id`;
   await recordEvent(
     sql,

@@ -4,6 +4,7 @@ import { issueToken } from '../auth/tokens.ts';
 import type { Role } from '../auth/principal.ts';
 import { addPerson } from '../people/users.ts';
 import { assignNumber } from '../tickets/numbering.ts';
+import { refreshStoredHtml } from '../tickets/markdown-refresh.ts';
 import { addProjectMember, createClient, createProject, createWorkspace } from '../workspaces/create.ts';
 import { demoTickets } from './tickets.ts';
 import { seedDemoTime } from './time.ts';
@@ -127,6 +128,8 @@ async function createDemoData(sql: Db): Promise<void> {
                 values (${ws}, ${id}, ${ids[c.by]}, ${c.audience}, ${c.body}, ${at}, ${at})`;
     }
     if (d.viewer) await sql`insert into ticket_viewers (ticket_id, identity_id, added_by) values (${id}, ${ids[d.viewer]}, ${reporter})`;
+    // its description's and comments' HTML, as the API's writers store it (sql/110)
+    await refreshStoredHtml(sql, { ticketId: id });
     created.push(id);
   }
   await sql`insert into ticket_links (workspace_id, source_id, target_id, kind, created_by)

@@ -102,6 +102,8 @@ export const crons = {
   deliveriesSweep: defineCron({ task: 'deliveries:sweep', schedule: '* * * * *' }),
   /** A `mail:poll` for every enabled mailbox, every minute. */
   mailSchedule: defineCron({ task: 'mail:schedule', schedule: '* * * * *' }),
+  /** The stored HTML of comments and descriptions no writer rendered with the current renderer (src/core/tickets/markdown-refresh.ts). */
+  markdownRefresh: defineCron({ task: 'markdown:refresh', schedule: '*/5 * * * *' }),
 } as const satisfies Record<string, CronDecl>;
 
 /** The crontab text graphile-worker reads, one line per declared cron task. */

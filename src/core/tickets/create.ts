@@ -5,6 +5,7 @@ import { tx, type Ctx } from '../ctx.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { lockTicketGraph } from '../links/graph-lock.ts';
 import { holdTickets } from './concurrency.ts';
+import { storedHtml } from './markdown.ts';
 import { recordEvents, type NewEvent } from './events.ts';
 import { checkAssignee, checkBillingClient, checkLabels, loadProject, resolveWorkflow } from './fields.ts';
 import { isVisible } from './load.ts';
@@ -51,12 +52,15 @@ export const createTicket = defineOp({
       // row's updated_at is what recordEvents' touch would make it (greatest(now, now + 1 ms)),
       // so the events skip that UPDATE of a row this transaction just wrote.
       const touchedAt = new Date(now.getTime() + 1);
+      const description = input.description ?? '';
+      const html = storedHtml(description);
       const writes: Promise<unknown>[] = [
         recordNumber(sql, p.workspaceId, input.projectId, number, ticketId),
         sql`
-      insert into tickets (id, workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, assignee_id, reporter_id,
+      insert into tickets (id, workspace_id, project_id, number, title, description, description_html, description_html_version,
+                           kind_id, state_id, priority_id, assignee_id, reporter_id,
                            billing_client_id, estimate_minutes, start_date, due_date, parent_id, source, started_by, closed_at, created_at, updated_at)
-      values (${ticketId}, ${p.workspaceId}, ${input.projectId}, ${number}, ${input.title}, ${input.description ?? ''}, ${wf.kindId}, ${wf.stateId},
+      values (${ticketId}, ${p.workspaceId}, ${input.projectId}, ${number}, ${input.title}, ${description}, ${html.html}, ${html.version}, ${wf.kindId}, ${wf.stateId},
               ${wf.priorityId}, ${input.assigneeId ?? null}, ${p.identityId}, ${billingClientId}, ${input.estimateMinutes ?? null},
               ${input.startDate ?? null}::date, ${input.dueDate ?? null}::date, ${input.parentId ?? null}, ${p.source}, ${isClientRole(p.role) ? 'client' : 'workspace'},
               ${wf.stateCategory === 'closed' ? now : null}, ${now}, ${touchedAt})`.execute(),

@@ -9,17 +9,17 @@ import {
   attachmentsSql,
   billingSql,
   codehostSql,
-  commentsSql,
-  commentsTextSql,
+  commentsLateral,
   eventsSql,
   ITEM,
   linksSql,
   PART,
+  storedHtmlSql,
   viewersSql,
   viewersTextSql,
   type CommentWindow,
 } from './page-sql.ts';
-import { ticketPageTime, type TicketTime } from './page-time.ts';
+import { ticketTimeSql, type TicketTime } from '../time/ticket-time.ts';
 import { ticketPermissions, type TicketPermissions } from '../access/permissions.ts';
 import { isoSql, summaryJoins, summaryJson, summaryText, type TicketSummary } from './summary.ts';
 import { jsonText, type JsonPart, type JsonText } from '../json-text.ts';
@@ -112,22 +112,27 @@ export interface TicketPageOptions {
 interface PageRow {
   summary: TicketSummary;
   description: string;
+  descriptionHtml: string | null;
   source: TicketPage['source'];
   startedBy: TicketPage['startedBy'];
   archived: boolean;
   closedAt: string | null;
   viewers: Omit<Viewer, 'canRemove'>[];
   billing: TicketBilling | null;
-  comments: Omit<Comment, 'bodyHtml'>[];
+  comments: (Omit<Comment, 'bodyHtml'> & { bodyHtml: string | null })[];
   events: TicketEvent[];
   attachments: Attachment[];
   links: TicketLinks;
+  time: TicketTime | null;
   codehost: CodehostLink[];
 }
 
+/** The description's stored HTML, null when the current renderer did not make it (the reader renders it). */
+const descriptionHtmlSql = (sql: Ctx['sql']) => storedHtmlSql(sql, sql`t.description_html`, sql`t.description_html_version`);
+
 /**
- * The page of a ticket already loaded (and so known visible) as `facts`: one statement for
- * everything but `time`, whatever the number of comments, events, children or links.
+ * The page of a ticket already loaded (and so known visible) as `facts`: one statement, whatever
+ * the number of comments, events, children or links.
  */
 export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: TicketPageOptions = {}): Promise<TicketPage> {
   const { sql, principal: p } = ctx;
@@ -135,35 +140,36 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
   const client = isClientRole(p.role);
   const [row] = await sql<PageRow[]>`
     select ${summaryJson(sql, p)} as summary,
-           t.description, t.source, t.started_by as "startedBy", t.archived,
+           t.description, ${descriptionHtmlSql(sql)} as "descriptionHtml", t.source, t.started_by as "startedBy", t.archived,
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
            ${viewersSql(sql)} as viewers,
            ${client ? sql`null::json` : billingSql(sql, p)} as billing,
-           ${commentsSql(sql, p, window)} as comments,
+           page_comments.comments,
            ${eventsSql(sql, p)}::json as events,
            ${attachmentsSql(sql, p)} as attachments,
            ${linksSql(sql, p)} as links,
+           ${ticketTimeSql(ctx, sql`t.id`, facts)} as time,
            ${codehostSql(sql)} as codehost
     from tickets t
     ${summaryJoins(sql)}
+    left join ${commentsLateral(sql, p, window)} on true
     where t.id = ${facts.id} and ${visibleTicket(sql, p)}`;
   if (!row) throw notFound(undefined, undefined, 'No such ticket.');
   const permissions = ticketPermissions(p, facts);
-  const time = await ticketPageTime(ctx, facts);
   return {
     ...row.summary,
     description: row.description,
-    descriptionHtml: renderMarkdown(row.description),
+    descriptionHtml: row.descriptionHtml ?? renderMarkdown(row.description),
     source: row.source,
     startedBy: row.startedBy,
     archived: row.archived,
     closedAt: row.closedAt,
     viewers: row.viewers.map((v) => ({ ...v, canRemove: ticketRuleHolds(p, 'viewers.remove', facts, permissions, { viewer: v.identityId }) })),
     ...(client || !row.billing ? {} : { billing: row.billing }),
-    comments: row.comments.map(({ body, ...c }) => ({
+    comments: row.comments.map(({ body, bodyHtml, ...c }) => ({
       id: c.id,
       body,
-      bodyHtml: renderMarkdown(body),
+      bodyHtml: bodyHtml ?? renderMarkdown(body),
       audience: c.audience,
       author: c.author,
       source: c.source,
@@ -174,7 +180,7 @@ export async function buildTicketPage(ctx: Ctx, facts: TicketFacts, opts: Ticket
     events: row.events,
     attachments: row.attachments,
     links: row.links,
-    time,
+    time: row.time,
     codehost: row.codehost,
     permissions,
     // commentCount counts the same readable comments, in the same statement
@@ -188,6 +194,7 @@ type PageTextColumn =
   | 'updatedAt'
   | 'summary'
   | 'description'
+  | 'descriptionHtml'
   | 'source'
   | 'startedBy'
   | 'archived'
@@ -195,9 +202,11 @@ type PageTextColumn =
   | 'viewers'
   | 'billing'
   | 'comments'
+  | 'unrendered'
   | 'events'
   | 'attachments'
   | 'links'
+  | 'time'
   | 'codehost';
 
 /** The whole page as JSON text, with what its ETag is computed from (the page's own id and updatedAt). */
@@ -209,59 +218,59 @@ export interface TicketPageText {
 
 /**
  * The same page as `buildTicketPage` (every comment in full) as JSON text for the REST door: the
- * parts PostgreSQL builds (summary, events, attachments, links, codehost, billing, each comment and
- * viewer object) are passed through unparsed; the web process adds what needs its rules, each beside
- * the text it belongs to: descriptionHtml and each comment's bodyHtml (renderMarkdown, sanitised,
- * cached by source), each viewer's canRemove, time and permissions. The keys come in the object
- * form's order. Same statement shape as the object form, its json columns read as the bytes PostgreSQL
- * sent (db/raw.ts) and joined with the rest as bytes (core/json-text.ts).
+ * parts PostgreSQL builds (summary, comments with their stored HTML, events, attachments, links,
+ * time, codehost, billing, each viewer object) are passed through unparsed; the web process adds
+ * what needs its rules, each beside the text it belongs to: each viewer's canRemove and the
+ * permissions, and renders what no writer stored (descriptionHtml, bodyHtml: `storedHtmlSql`). The
+ * keys come in the object form's order. Same statement shape as the object form, its json columns
+ * read as the bytes PostgreSQL sent (db/raw.ts) and joined with the rest as bytes (core/json-text.ts).
  */
 export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise<TicketPageText> {
   const { sql, principal: p } = ctx;
   const client = isClientRole(p.role);
   const [row] = await byteRows<PageTextColumn>(sql`
     select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryText(sql, p)} as summary,
-           t.description, t.source, t.started_by as "startedBy", t.archived,
+           t.description, ${descriptionHtmlSql(sql)} as "descriptionHtml", t.source, t.started_by as "startedBy", t.archived,
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
            ${viewersTextSql(sql)} as viewers,
            ${client ? sql`null::text` : sql`${billingSql(sql, p)}::text`} as billing,
-           ${commentsTextSql(sql, p)} as comments,
+           page_comments.comments::text as comments, page_comments.unrendered,
            ${eventsSql(sql, p)} as events,
            ${attachmentsSql(sql, p)}::text as attachments,
            ${linksSql(sql, p)}::text as links,
+           coalesce(${ticketTimeSql(ctx, sql`t.id`, facts)}::text, 'null') as time,
            ${codehostSql(sql)}::text as codehost
     from tickets t
     ${summaryJoins(sql)}
+    left join ${commentsLateral(sql, p)} on true
     where t.id = ${facts.id} and ${visibleTicket(sql, p)}`);
   if (!row) throw notFound(undefined, undefined, 'No such ticket.');
   const permissions = ticketPermissions(p, facts);
-  const time = await ticketPageTime(ctx, facts);
   const viewers = splitItems(textOf(row.viewers)!).map((v) => {
     const [object, identityId] = v.split(PART) as [string, string];
     const canRemove = ticketRuleHolds(p, 'viewers.remove', facts, permissions, { viewer: identityId });
     return `${object.slice(0, -1)},"canRemove":${canRemove}}`;
-  });
-  const comments = splitItems(textOf(row.comments)!).map((c) => {
-    const [head, rest] = c.split(PART) as [string, string];
-    const { body } = JSON.parse(head) as { body: string };
-    return `${head.slice(0, -1)},"bodyHtml":${JSON.stringify(renderMarkdown(body))},${rest.slice(1)}`;
   });
   const str = JSON.stringify;
   const description = textOf(row.description)!;
   // the summary is one json object: its closing brace is its last byte
   const parts: JsonPart[] = [
     row.summary!.subarray(0, -1),
-    `,"description":${str(description)},"descriptionHtml":${str(renderMarkdown(description))}` +
+    `,"description":${str(description)},"descriptionHtml":${str(textOf(row.descriptionHtml) ?? renderMarkdown(description))}` +
       `,"source":${str(textOf(row.source))},"startedBy":${str(textOf(row.startedBy))},"archived":${textOf(row.archived) === 't'}` +
       `,"closedAt":${str(textOf(row.closedAt))},"viewers":[${viewers.join(',')}]`,
     ...(client || row.billing === null ? [] : [',"billing":', row.billing]),
-    `,"comments":[${comments.join(',')}],"events":`,
+    ',"comments":',
+    textOf(row.unrendered) === 't' ? renderComments(row.comments!) : row.comments!,
+    ',"events":',
     row.events!,
     ',"attachments":',
     row.attachments!,
     ',"links":',
     row.links!,
-    `,"time":${str(time)},"codehost":`,
+    ',"time":',
+    row.time!,
+    ',"codehost":',
     row.codehost!,
     `,"permissions":${str(permissions)}}`,
   ];
@@ -269,6 +278,13 @@ export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise
 }
 
 const splitItems = (joined: string): string[] => (joined === '' ? [] : joined.split(ITEM));
+
+/** The page's comments (a json array) with every bodyHtml no writer stored rendered here (the slow way: read and written again). */
+function renderComments(json: Buffer): string {
+  const comments = JSON.parse(json.toString('utf8')) as { body: string; bodyHtml: string | null }[];
+  for (const c of comments) c.bodyHtml ??= renderMarkdown(c.body);
+  return JSON.stringify(comments);
+}
 
 /** GET /tickets/{ref}: the full page of a visible ticket; unknown or invisible is 404 `not_found`. */
 export async function getTicketPage(ctx: Ctx, ref: string, opts: TicketPageOptions = {}): Promise<TicketPage> {

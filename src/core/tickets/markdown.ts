@@ -51,6 +51,18 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
   },
 };
 
+/**
+ * The renderer's version: stored HTML (comments.body_html, tickets.description_html, sql/110) made
+ * by another version is not used but rendered again on read. Bump it with any change above that
+ * changes the HTML of some source (markdown-it or sanitize-html options, rules, a major upgrade).
+ */
+export const MARKDOWN_VERSION = 1;
+
+/** The HTML a writer stores beside Markdown `source` (sql/110), with the version that made it. */
+export function storedHtml(source: string): { html: string; version: number } {
+  return { html: renderMarkdown(source), version: MARKDOWN_VERSION };
+}
+
 // Rendering is a pure function of the source and costs 0.1-0.4 ms per comment (sanitize-html
 // most of it): a page with 100 comments spent more time here than in the database. Pages are
 // read far more often than edited, so results are kept, bounded by size (UTF-16 bytes).

@@ -4,6 +4,7 @@ import { eventPayload, PRINCIPAL_PAYLOAD_KINDS, visibleEvent } from '../access/e
 import { visibleTicket } from '../access/visible.ts';
 import { effectiveBillingModeSql, effectiveBillingPolicySql } from './filters.ts';
 import { readableAudiences } from '../access/permissions.ts';
+import { MARKDOWN_VERSION } from './markdown.ts';
 import { humanIdSql, isoSql, personNameSql, type Fragment } from './summary.ts';
 
 /**
@@ -104,52 +105,43 @@ export interface CommentWindow {
 }
 
 /**
- * Comments of the audiences the caller may read, oldest first (bodyHtml is rendered in JS); with
- * a window, only the latest `latestComments`, bodies longer than `commentChars` cut and ended by "…".
+ * `html` (stored beside its Markdown, sql/110) when the current renderer made it, else SQL null:
+ * the reader renders those (`renderMarkdown`), so a row no writer rendered is still answered right.
  */
-export function commentsSql(sql: Db, p: Principal, window: CommentWindow | null = null): Fragment {
-  const c = commentParts(sql, p, window);
-  return sql`coalesce((
-    select json_agg(json_build_object('id', c.id, 'body', ${c.body}, ${c.rest}) order by ${c.order})
-    from ${c.from}), '[]'::json)`;
+export function storedHtmlSql(sql: Db, html: Fragment, version: Fragment): Fragment {
+  return sql`case when ${version} = ${MARKDOWN_VERSION}::int then ${html} end`;
 }
 
 /**
- * Every readable comment in full as text, for the page's text form: each comment's `{"id", "body"}`
- * object, PART, the object of its other keys (audience .. edited); comments joined by ITEM; '' when
- * none. The web process puts bodyHtml between the two without parsing the rest.
+ * The comments of the audiences the caller may read, oldest first, as a lateral subquery `page_comments` of
+ * one row: `comments`, their json array, and `unrendered`, whether some comment's bodyHtml is null
+ * (not stored by the current renderer: the reader renders it). With a window, only the latest
+ * `latestComments`, bodies longer than `commentChars` cut and ended by "…", and every bodyHtml left
+ * to the reader (it is the HTML of the cut body).
  */
-export function commentsTextSql(sql: Db, p: Principal): Fragment {
-  const c = commentParts(sql, p, null);
-  return sql`coalesce((
-    select string_agg(json_build_object('id', c.id, 'body', ${c.body})::text || chr(31) || json_build_object(${c.rest})::text, chr(30)
-                      order by ${c.order})
-    from ${c.from}), '')`;
-}
-
-function commentParts(sql: Db, p: Principal, window: CommentWindow | null) {
+export function commentsLateral(sql: Db, p: Principal, window: CommentWindow | null = null): Fragment {
   const body = window
     ? sql`case when length(c.body) > ${window.commentChars}::int then left(c.body, ${window.commentChars}::int) || '…' else c.body end`
     : sql`c.body`;
+  const html = window ? sql`null::text` : storedHtmlSql(sql, sql`c.body_html`, sql`c.body_html_version`);
   const readable = sql`c.ticket_id = t.id and c.audience = any(${readableAudiences(p)}::text[])`;
   // Without a window the page's statement stays exactly what it was before windows existed.
   const rows = window
     ? sql`(select * from comments c where ${readable} order by c.created_at desc, c.id desc limit ${window.latestComments}::int) c`
     : sql`comments c`;
   const where = window ? sql`` : sql`where ${readable}`;
-  return {
-    body,
-    rest: sql`'audience', c.audience,
+  return sql`lateral (
+    select coalesce(json_agg(json_build_object(
+             'id', c.id, 'body', ${body}, 'bodyHtml', ${html}, 'audience', c.audience,
              'author', case when ci.id is null then null else json_build_object('id', ci.id, 'name', ${personNameSql(sql, sql`c.workspace_id`, 'ci')}, 'clientName', cc.name) end,
              'source', c.source, 'createdAt', ${isoSql(sql, sql`c.created_at`)}, 'updatedAt', ${isoSql(sql, sql`c.updated_at`)},
-             'edited', c.updated_at > c.created_at`,
-    order: sql`c.created_at, c.id`,
-    from: sql`${rows}
+             'edited', c.updated_at > c.created_at) order by c.created_at, c.id), '[]'::json) as comments,
+           coalesce(bool_or(${html} is null), false) as unrendered
+    from ${rows}
     left join identities ci on ci.id = c.author_id
     left join memberships cm on cm.workspace_id = c.workspace_id and cm.identity_id = c.author_id
     left join clients cc on cc.id = cm.client_id
-    ${where}`,
-  };
+    ${where}) page_comments`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { checkAssignee, checkBillingBank, checkBillingClient, checkLabels, resol
 import { getTicketPage, type TicketPage } from './get.ts';
 import { loadTicket } from './load.ts';
 import { CLIENT_EDITABLE_FIELDS, type TicketPermissions } from '../access/permissions.ts';
+import { storedHtml } from './markdown.ts';
 import { ticketPageSchema } from './page-schema.ts';
 import { updateTicketInput, type UpdateTicketFields } from './schemas.ts';
 import type { TicketFacts } from '../access/facts.ts';
@@ -73,6 +74,10 @@ export const updateTicket = defineOp({
         if (next === undefined || next === current[field]) continue;
         set[COLUMNS[field]] = next;
         changed(field, current[field], next);
+      }
+      if (set.description !== undefined) {
+        const html = storedHtml(set.description as string);
+        Object.assign(set, { description_html: html.html, description_html_version: html.version });
       }
       if (input.stateId && input.stateId !== t.stateId && t.stateCategory === 'open' && newCategory === 'closed') set.closed_at = now;
       if (Object.keys(set).length > 0) await sql`update tickets set ${sql(set)} where id = ${t.id}`;

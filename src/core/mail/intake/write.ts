@@ -3,6 +3,7 @@ import type { Db } from '../../../db/connect.ts';
 import { cleanContentType, cleanFilename } from '../../attachments/upload.ts';
 import { recordEvents, type NewEvent } from '../../tickets/events.ts';
 import { resolveWorkflow } from '../../tickets/fields.ts';
+import { storedHtml } from '../../tickets/markdown.ts';
 import { assignNumber } from '../../tickets/numbering.ts';
 import type { Audience } from '../../access/permissions.ts';
 import type { ParsedAttachment } from './parse.ts';
@@ -26,10 +27,11 @@ export async function insertInboxTicket(sql: Db, t: NewInboxTicket, now: Date): 
   const wf = await resolveWorkflow(sql, t.workspaceId, {});
   const ticketId = randomUUID();
   const number = await assignNumber(sql, t.workspaceId, null, ticketId);
+  const html = storedHtml(t.description);
   await sql`
-    insert into tickets (id, workspace_id, project_id, number, title, description, kind_id, state_id, priority_id, reporter_id,
-                         source, started_by, closed_at, created_at, updated_at)
-    values (${ticketId}, ${t.workspaceId}, null, ${number}, ${t.title}, ${t.description}, ${wf.kindId}, ${wf.stateId}, ${wf.priorityId},
+    insert into tickets (id, workspace_id, project_id, number, title, description, description_html, description_html_version,
+                         kind_id, state_id, priority_id, reporter_id, source, started_by, closed_at, created_at, updated_at)
+    values (${ticketId}, ${t.workspaceId}, null, ${number}, ${t.title}, ${t.description}, ${html.html}, ${html.version}, ${wf.kindId}, ${wf.stateId}, ${wf.priorityId},
             ${t.reporterId}, 'email', 'email', ${wf.stateCategory === 'closed' ? now : null}, ${now}, ${now})`;
   await recordEvents(sql, [{ workspaceId: t.workspaceId, ticketId, kind: 'created', actorId: t.reporterId }], now);
   return ticketId;
@@ -45,9 +47,10 @@ export interface NewMailComment {
 
 /** A comment with source `email` and its `comment_added` event. The caller holds the ticket. */
 export async function insertComment(sql: Db, c: NewMailComment, now: Date): Promise<string> {
+  const html = storedHtml(c.body);
   const [row] = await sql<{ id: string }[]>`
-    insert into comments (workspace_id, ticket_id, author_id, audience, body, source, created_at, updated_at)
-    values (${c.workspaceId}, ${c.ticketId}, ${c.authorId}, ${c.audience}, ${c.body}, 'email', ${now}, ${now})
+    insert into comments (workspace_id, ticket_id, author_id, audience, body, body_html, body_html_version, source, created_at, updated_at)
+    values (${c.workspaceId}, ${c.ticketId}, ${c.authorId}, ${c.audience}, ${c.body}, ${html.html}, ${html.version}, 'email', ${now}, ${now})
     returning id`;
   await recordEvents(
     sql,
