@@ -22,7 +22,7 @@ export function readMarkSql(ctx: Ctx): Fragment {
  * names the credential or the door (token, session, re-authentication time, source), so every
  * token and session of one person with the same rights shares the answers.
  */
-function callerKey(p: Principal): string {
+export function callerKey(p: Principal): string {
   const { tokenId: _t, sessionId: _s, reauthAt: _r, via: _v, source: _o, door: _d, scopes, projectIds, flags, ...rest } = p;
   return JSON.stringify({
     ...rest,

@@ -24,6 +24,8 @@ import { ticketPermissions, type TicketPermissions } from '../access/permissions
 import { isoSql, summaryJoins, summaryJson, summaryText, type TicketSummary } from './summary.ts';
 import { jsonText, type JsonPart, type JsonText } from '../json-text.ts';
 import { byteRows, textOf } from '../../db/raw.ts';
+import { StatementShapes } from '../../db/statement-shapes.ts';
+import { callerKey } from '../reads/remembered.ts';
 import type { Attachment } from '../attachments/present.ts';
 import type { CodehostLink } from '../codehost/present.ts';
 import type { Comment } from '../comments/present.ts';
@@ -209,6 +211,9 @@ type PageTextColumn =
   | 'time'
   | 'codehost';
 
+/** The text form's statement, built once per shape (its key names everything but the ticket's id it reads). */
+const pageStatements = new StatementShapes();
+
 /** The whole page as JSON text, with what its ETag is computed from (the page's own id and updatedAt). */
 export interface TicketPageText {
   id: string;
@@ -228,7 +233,13 @@ export interface TicketPageText {
 export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise<TicketPageText> {
   const { sql, principal: p } = ctx;
   const client = isClientRole(p.role);
-  const [row] = await byteRows<PageTextColumn>(sql`
+  // built once per caller's rights (and whether time shows), the ticket's id put in (db/statement-shapes.ts)
+  const shapeKey = `${callerKey(p)}|${facts.clientOnProject}`;
+  const [row] = await pageStatements.run(
+    sql,
+    shapeKey,
+    { ticketId: facts.id },
+    ({ ticketId }) => sql`
     select t.id, ${isoSql(sql, sql`t.updated_at`)} as "updatedAt", ${summaryText(sql, p)} as summary,
            t.description, ${descriptionHtmlSql(sql)} as "descriptionHtml", t.source, t.started_by as "startedBy", t.archived,
            to_char(t.closed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "closedAt",
@@ -243,7 +254,9 @@ export async function buildTicketPageText(ctx: Ctx, facts: TicketFacts): Promise
     from tickets t
     ${summaryJoins(sql)}
     left join ${commentsLateral(sql, p)} on true
-    where t.id = ${facts.id} and ${visibleTicket(sql, p)}`);
+    where t.id = ${ticketId} and ${visibleTicket(sql, p)}`,
+    byteRows<PageTextColumn>,
+  );
   if (!row) throw notFound(undefined, undefined, 'No such ticket.');
   const permissions = ticketPermissions(p, facts);
   const viewers = splitItems(textOf(row.viewers)!).map((v) => {
