@@ -60,8 +60,6 @@ export default defineConfig({
     // test/setup/per-file.ts restores the environment and drops every module after the file.
     isolate: false,
     setupFiles: ['test/setup/per-file.ts'],
-    // every statement remembered by its shape is built afresh and compared (src/db/statement-shapes.ts)
-    env: { WT_VERIFY_STATEMENT_SHAPES: '1' },
     // Files spend most of their time waiting (PostgreSQL, Chromium, SMTP and IMAP servers, child
     // processes, timers), each on a database of its own (test/helpers/db.ts) and free ports: several
     // run at once. vitest's default, availableParallelism() - 1, ran one at a time on two cores.

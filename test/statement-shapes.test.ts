@@ -3,14 +3,14 @@ import type { Ctx } from '../src/core/ctx.ts';
 import { runOp } from '../src/core/operation.ts';
 import { readTicketPage } from '../src/core/tickets/read.ts';
 import { connect, type Db } from '../src/db/connect.ts';
-import { StatementShapes } from '../src/db/statement-shapes.ts';
+import { checkStatementShapes, StatementShapes } from '../src/db/statement-shapes.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { makeComment, makeProject, makeTicket, makeToken, makeUser, makeWorkspace, type Workspace } from './helpers/factories.ts';
 
 /**
  * Statements built once per shape (src/db/statement-shapes.ts): later calls send the remembered
  * text with the slots' values put in, as the same prepared statement; the tests' own check (every
- * call built afresh and compared, WT_VERIFY_STATEMENT_SHAPES) is switched off here so the
+ * call built afresh and compared, `checkStatementShapes`) is switched off here so the
  * remembered path itself runs.
  */
 
@@ -29,13 +29,9 @@ afterAll(async () => {
   await observed.end();
   await app.close();
 });
-afterEach(() => {
-  process.env.WT_VERIFY_STATEMENT_SHAPES = '1';
-});
+afterEach(() => checkStatementShapes(true));
 
-const remembering = () => {
-  process.env.WT_VERIFY_STATEMENT_SHAPES = '0';
-};
+const remembering = () => checkStatementShapes(false);
 
 describe('StatementShapes', () => {
   it('builds a shape once, then sends its text with each call’s slot values as the same prepared statement', async () => {

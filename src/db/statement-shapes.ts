@@ -14,12 +14,16 @@ interface Shape {
   slots: (readonly [index: number, name: string])[];
 }
 
+let checking = false;
+
 /**
- * Set in the tests (vitest.config.ts): every statement is built afresh and compared with what its
- * remembered shape would have sent, so a builder that starts to depend on something neither its key
- * nor its slots name fails there instead of reading another ticket's rows.
+ * Turned on for the tests (test/setup/per-file.ts): every statement is built afresh and compared
+ * with what its remembered shape would have sent, so a builder that starts to depend on something
+ * neither its key nor its slots name fails there instead of reading another ticket's rows.
  */
-const verifying = () => process.env.WT_VERIFY_STATEMENT_SHAPES === '1';
+export function checkStatementShapes(on: boolean): void {
+  checking = on;
+}
 
 /**
  * Statements built once per shape. A large read (the ticket page: 22 KB of SQL composed of some
@@ -50,7 +54,7 @@ export class StatementShapes {
     send: (query: Q) => Promise<T>,
   ): Promise<T> {
     const shape = this.shapes.get(key);
-    if (shape && !verifying()) return send(sql.unsafe(shape.string, withSlots(shape, slots) as never[], { prepare: true }) as unknown as Q);
+    if (shape && !checking) return send(sql.unsafe(shape.string, withSlots(shape, slots) as never[], { prepare: true }) as unknown as Q);
     const query = build(slots);
     const result = await send(query);
     const { string, parameters } = query as unknown as Built;

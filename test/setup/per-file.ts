@@ -1,4 +1,5 @@
 import { setPasswordHashCost } from '../../src/core/auth/secrets.ts';
+import { checkStatementShapes } from '../../src/db/statement-shapes.ts';
 
 /**
  * Runs before every test file (vitest.config.ts `setupFiles`). Workers are reused from one file to
@@ -30,3 +31,6 @@ for (const name of Object.keys(process.env)) if (ours(name) && !(name in pristin
 for (const [name, value] of Object.entries(pristine)) if (ours(name) && process.env[name] !== value) process.env[name] = value;
 
 setPasswordHashCost(1024);
+
+// every statement remembered by its shape is built afresh and compared with it (src/db/statement-shapes.ts)
+checkStatementShapes(true);
