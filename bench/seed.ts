@@ -151,7 +151,7 @@ export async function seedBigWorkspace(sql: Db, n = benchTickets(), opts: AddOpt
     select ${ws}, ${heavy!.id}, ${busy}, case when i % 3 = 0 then 'internal' else 'client' end, 'Comment **' || i || '** with some _markdown_ and a [link](https://example.com/' || i || ').'
     from generate_series(1, 100) i`;
   // their HTML as the API's writers store it (src/core/tickets/markdown.ts, sql/110)
-  await refreshStoredHtml(sql, { ticketId: heavy!.id });
+  await refreshStoredHtml(sql, { ticketIds: [heavy!.id] });
   await sql`
     insert into ticket_events (workspace_id, ticket_id, kind, actor_id, payload)
     select ${ws}, ${heavy!.id}, 'field_changed', ${busy}, jsonb_build_object('field', 'title', 'old', 'v' || i, 'new', 'v' || (i + 1)) from generate_series(1, 200) i`;

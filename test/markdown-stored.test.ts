@@ -106,11 +106,11 @@ describe('stored markdown html', () => {
     await makeComment(sql, ws, { ticketId: b.id, body: 'on b', authorId: author });
 
     // one ticket: its description and its three comments
-    expect(await refreshStoredHtml(sql, { ticketId: a.id })).toBe(4);
+    expect(await refreshStoredHtml(sql, { ticketIds: [a.id] })).toBe(4);
     expect(await ticketRow(a.id)).toEqual({ html: '<p>A <em>desc</em></p>\n', version: MARKDOWN_VERSION });
     const rows = await sql<{ html: string }[]>`select body_html as html from comments where ticket_id = ${a.id} order by body`;
     expect(rows.map((r) => r.html)).toEqual([0, 1, 2].map((i) => `<p>comment <strong>${i}</strong></p>\n`));
-    expect(await refreshStoredHtml(sql, { ticketId: a.id })).toBe(0);
+    expect(await refreshStoredHtml(sql, { ticketIds: [a.id] })).toBe(0);
     expect((await ticketRow(b.id)).html).toBeNull();
 
     // everything, bounded by maxRows per call

@@ -203,7 +203,7 @@ describe('read statements', () => {
     // first as the factories wrote it (no stored HTML: the process renders it), then with the HTML
     // stored as the API's writers and the markdown:refresh task store it (sql/110)
     for (const [stored, person] of [false, true].flatMap((s) => [owner, named, clientUser].map((p) => [s, p] as const))) {
-      if (stored && person === owner) expect(await refreshStoredHtml(sql, { ticketId: t.id })).toBe(4);
+      if (stored && person === owner) expect(await refreshStoredHtml(sql, { ticketIds: [t.id] })).toBe(4);
       const { token } = await makeToken(sql, ws, person);
       const p = await principalOf(person);
       const ctx: Ctx = { sql, principal: p, now: () => new Date() };

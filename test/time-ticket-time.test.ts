@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/auth/principal.ts';
 import type { Ctx } from '../src/core/ctx.ts';
 import { loadTicket } from '../src/core/tickets/load.ts';
-import { ticketTime } from '../src/core/time/ticket-time.ts';
+import { ticketTimeSql, type TicketTime } from '../src/core/time/ticket-time.ts';
 import { makeTicket, makeTimeEntry, makeUser, type Person } from './helpers/factories.ts';
 import { START, timeWorld, type TimeWorld } from './time-world.ts';
 
@@ -30,6 +30,11 @@ const ctxOf = (who: Person, clientId: string | null = null): Ctx => ({
     door: 'rest',
   } satisfies Principal,
 });
+/** The page's `time` column (ticketTimeSql), selected on its own for ticket `id`. */
+async function ticketTime(ctx: Ctx, id: string, facts: Parameters<typeof ticketTimeSql>[2]): Promise<TicketTime | null> {
+  const [row] = await ctx.sql<{ time: TicketTime | null }[]>`select ${ticketTimeSql(ctx, ctx.sql`${id}::uuid`, facts)} as time`;
+  return row!.time;
+}
 const timeFor = async (ctx: Ctx) => ticketTime(ctx, ticket.id, await loadTicket(ctx, ticket.id));
 
 beforeAll(async () => {

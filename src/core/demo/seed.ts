@@ -128,10 +128,10 @@ async function createDemoData(sql: Db): Promise<void> {
                 values (${ws}, ${id}, ${ids[c.by]}, ${c.audience}, ${c.body}, ${at}, ${at})`;
     }
     if (d.viewer) await sql`insert into ticket_viewers (ticket_id, identity_id, added_by) values (${id}, ${ids[d.viewer]}, ${reporter})`;
-    // its description's and comments' HTML, as the API's writers store it (sql/110)
-    await refreshStoredHtml(sql, { ticketId: id });
     created.push(id);
   }
+  // the descriptions' and comments' HTML, as the API's writers store it (sql/110)
+  await refreshStoredHtml(sql, { ticketIds: created });
   await sql`insert into ticket_links (workspace_id, source_id, target_id, kind, created_by)
             values (${ws}, ${created[0]!}, ${created[1]!}, 'blocks', ${ids.member}), (${ws}, ${created[2]!}, ${created[5]!}, 'relates', ${ids.member})`;
   await seedDemoTime(sql, { workspaceId: ws, now: new Date(), people: { member: ids.member, admin: ids.admin }, clients: { globex, initech } });

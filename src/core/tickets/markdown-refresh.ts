@@ -17,9 +17,9 @@ const STORES = [
  * only where the source is still the one rendered (a body edited meanwhile keeps its null, and
  * the next pass takes it). Until then a reader renders such a row itself: this only makes pages
  * faster, never righter. Stops after `maxRows` (a crontab tick's share) or when none is left;
- * `ticketId` narrows it to one ticket's description and comments. Returns the rows written.
+ * `ticketIds` narrows it to those tickets' descriptions and comments. Returns the rows written.
  */
-export async function refreshStoredHtml(sql: Db, opts: { maxRows?: number; ticketId?: string } = {}): Promise<number> {
+export async function refreshStoredHtml(sql: Db, opts: { maxRows?: number; ticketIds?: string[] } = {}): Promise<number> {
   const maxRows = opts.maxRows ?? 10_000;
   let done = 0;
   for (const s of STORES) {
@@ -30,7 +30,7 @@ export async function refreshStoredHtml(sql: Db, opts: { maxRows?: number; ticke
       const rows = await sql<{ id: string; source: string }[]>`
         select id, ${sql(s.source)} as source from ${sql(s.table)}
         where (${sql(s.version)} is null or ${sql(s.version)} < ${MARKDOWN_VERSION}::int)
-          ${opts.ticketId ? sql`and ${sql(s.ticket)} = ${opts.ticketId}::uuid` : sql``}
+          ${opts.ticketIds ? sql`and ${sql(s.ticket)} = any(${opts.ticketIds}::uuid[])` : sql``}
         limit ${limit}`;
       if (rows.length === 0) break;
       const written = await sql`

@@ -29,9 +29,3 @@ export function ticketTimeSql(ctx: Ctx, ticketId: Fragment, facts: Pick<TicketFa
               from time_entries e
               where e.ticket_id = ${ticketId}${client ? sql` and e.billing_client_id = ${p.clientId}` : sql``})`;
 }
-
-/** `ticketTimeSql` read on its own, for ticket `ticketId`. */
-export async function ticketTime(ctx: Ctx, ticketId: string, facts: Pick<TicketFacts, 'clientOnProject'>): Promise<TicketTime | null> {
-  const [row] = await ctx.sql<{ time: TicketTime | null }[]>`select ${ticketTimeSql(ctx, ctx.sql`${ticketId}::uuid`, facts)} as time`;
-  return row!.time;
-}
