@@ -3,6 +3,12 @@ import { LRUCache } from 'lru-cache';
 /** At most this many bytes of remembered answers per process (a 400-ticket board is about 400,000). */
 const MAX_BYTES = 64 * 1024 * 1024;
 
+/** A remembered answer: its JSON bytes, and a short text kept beside them (the ticket page's ETag). */
+export interface Answer {
+  body: Buffer;
+  tag?: string;
+}
+
 /**
  * Answers of reads (a board, "my work") this process computed, each with the read mark it was
  * computed under (sql/098_read_marks.sql: a number per workspace that every commit touching
@@ -12,9 +18,9 @@ const MAX_BYTES = 64 * 1024 * 1024;
  * the next request. Least recently used answers leave first.
  */
 export class ReadAnswers {
-  private answers = new LRUCache<string, { mark: string; body: Buffer }>({
+  private answers = new LRUCache<string, { mark: string; answer: Answer }>({
     maxSize: MAX_BYTES,
-    sizeCalculation: (a) => a.body.length + a.mark.length + 1,
+    sizeCalculation: (a) => a.answer.body.length + (a.answer.tag?.length ?? 0) + a.mark.length + 1,
   });
 
   /** Whether an answer is remembered for `key`, under whatever mark. */
@@ -23,12 +29,12 @@ export class ReadAnswers {
   }
 
   /** The answer remembered for `key` under exactly `mark`, if any. */
-  get(key: string, mark: string): Buffer | undefined {
+  get(key: string, mark: string): Answer | undefined {
     const a = this.answers.get(key);
-    return a && a.mark === mark ? a.body : undefined;
+    return a && a.mark === mark ? a.answer : undefined;
   }
 
-  set(key: string, mark: string, body: Buffer): void {
-    if (body.length < MAX_BYTES) this.answers.set(key, { mark, body });
+  set(key: string, mark: string, answer: Answer): void {
+    if (answer.body.length < MAX_BYTES) this.answers.set(key, { mark, answer });
   }
 }

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Ctx } from '../ctx.ts';
 import type { Fragment } from '../tickets/summary.ts';
+import type { Answer } from './answers.ts';
 
 /** The read mark of changes that belong to no workspace (identities), read beside the workspace's. */
 const GLOBAL_KEY = '00000000-0000-0000-0000-000000000000';
@@ -32,22 +33,15 @@ export function callerKey(p: Principal): string {
   });
 }
 
-/** A freshly computed answer (JSON bytes, core/json-text.ts) and the read mark its statement saw (null: do not remember it). */
-export interface Fresh {
-  body: Buffer;
+/**
+ * A freshly computed answer (JSON bytes, core/json-text.ts, and what `Answer.tag` keeps beside
+ * them) and the read mark its statement saw (null: do not remember it).
+ */
+export interface Fresh extends Answer {
   mark: string | null;
 }
 
-/**
- * The answer of read `name` for this caller and `input`: from this process's memory when the
- * read mark (with `extra`, more of the key computed in SQL, such as the caller's today) is the one
- * it was computed under, else `compute`d afresh. `compute` receives the mark's SQL to select in
- * the same statement as the answer, so the answer is remembered under the mark of its own
- * snapshot: a change committed between the look-up and the read only makes the next request read
- * again. Costs one small statement per request that has an answer to compare (none for a key
- * never answered here, or whose answer was pushed out); without process caches (one-off commands,
- * tests' contexts) or inside a transaction (it may hold uncommitted changes) it only computes.
- */
+/** `rememberedAnswer`'s bytes: for reads that keep nothing beside them. */
 export async function remembered(
   ctx: Ctx,
   name: string,
@@ -55,8 +49,29 @@ export async function remembered(
   compute: (markSql: Fragment | null) => Promise<Fresh>,
   extra?: Fragment,
 ): Promise<Buffer> {
+  return (await rememberedAnswer(ctx, name, input, compute, extra)).body;
+}
+
+/**
+ * The answer of read `name` for this caller and `input`: from this process's memory when the
+ * read mark (with `extra`, more of the key computed in SQL, such as the caller's today or the
+ * ticket's own mark) is the one it was computed under, else `compute`d afresh. `compute` receives
+ * the mark's SQL to select in its first statement, so the answer is remembered under the mark of
+ * a snapshot no later than any it read: a change committed between the look-up and the read only
+ * makes the next request read again. Costs one small statement per request that has an answer to
+ * compare (none for a key never answered here, or whose answer was pushed out); without process
+ * caches (one-off commands, tests' contexts) or inside a transaction (it may hold uncommitted
+ * changes) it only computes.
+ */
+export async function rememberedAnswer(
+  ctx: Ctx,
+  name: string,
+  input: unknown,
+  compute: (markSql: Fragment | null) => Promise<Fresh>,
+  extra?: Fragment,
+): Promise<Answer> {
   const answers = ctx.caches?.readAnswers;
-  if (!answers || ctx.inTx) return (await compute(null)).body;
+  if (!answers || ctx.inTx) return compute(null);
   const { sql } = ctx;
   const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
   const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
@@ -66,7 +81,7 @@ export async function remembered(
     const hit = answers.get(key, mark);
     if (hit !== undefined) return hit;
   }
-  const fresh = await compute(markSql);
-  if (fresh.mark !== null) answers.set(key, fresh.mark, fresh.body);
-  return fresh.body;
+  const { mark, ...fresh } = await compute(markSql);
+  if (mark !== null) answers.set(key, mark, fresh);
+  return fresh;
 }

@@ -4,10 +4,14 @@ import { COMMENT_PAGE_MAX } from '../comments/list.ts';
 import { defineOp } from '../operation.ts';
 import { etagMatches, ticketEtag } from './etag.ts';
 import { buildTicketPage, buildTicketPageText, type TicketPage } from './get.ts';
-import type { JsonText } from '../json-text.ts';
+import type { Ctx } from '../ctx.ts';
+import { jsonText, type JsonText } from '../json-text.ts';
+import { rememberedAnswer } from '../reads/remembered.ts';
 import { loadTicket } from './load.ts';
 import { ticketPageSchema } from './page-schema.ts';
+import { ticketIdSql } from './ref.ts';
 import { ticketRef } from './schemas.ts';
+import type { Fragment } from './summary.ts';
 
 export type TicketPageRead = { status: 200; etag: string; page: TicketPage } | { status: 304; etag: string };
 
@@ -53,6 +57,13 @@ export type TicketPageTextRead = { status: 200; etag: string; page: JsonText } |
  * GET /tickets/{ref} as the REST door sends it: `readTicketPage` with every comment in full, the
  * page as JSON text (buildTicketPageText: PostgreSQL's JSON passed through, not parsed and written
  * again). Same action, same ETag and 304, same answer once parsed.
+ *
+ * A page nothing it shows has changed on is answered from this process's memory with its ETag
+ * (reads/remembered.ts), as the list and the board are: keyed by the caller and the ref, under the
+ * workspace's read mark, the global one and the ticket's own (sql/111_ticket_marks.sql: its events,
+ * time, attachments, links and codehost links), read in loadTicket's snapshot, the page's first.
+ * An assistant or integration reading the same ticket again costs one small statement. A 304
+ * found on a fresh read is not remembered (no page was built).
  */
 export const readTicketPageJson = defineOp({
   name: 'tickets.read.json',
@@ -60,10 +71,27 @@ export const readTicketPageJson = defineOp({
   input: readTicketInput.omit({ comments: true }),
   output: ticketPageReadSchema,
   run: async (ctx, { ref, ifNoneMatch }): Promise<TicketPageTextRead> => {
-    const facts = await loadTicket(ctx, ref);
-    const current = ticketEtag(facts);
-    if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
-    const { page, ...version } = await buildTicketPageText(ctx, facts);
-    return { status: 200, etag: ticketEtag(version), page };
+    const { body, tag } = await rememberedAnswer(
+      ctx,
+      'tickets.page',
+      { ref },
+      async (markSql) => {
+        const { readMark, ...facts } = await loadTicket(ctx, ref, { mark: markSql });
+        const current = ticketEtag(facts);
+        if (etagMatches(ifNoneMatch, current)) return { body: Buffer.alloc(0), tag: current, mark: null };
+        const { page, ...version } = await buildTicketPageText(ctx, facts);
+        return { body: page.jsonText, tag: ticketEtag(version), mark: readMark ?? null };
+      },
+      ticketMarkSql(ctx, ref),
+    );
+    const etag = tag!;
+    if (etagMatches(ifNoneMatch, etag)) return { status: 304, etag };
+    return { status: 200, etag, page: jsonText(body) };
   },
 });
+
+/** The ticket's own mark (sql/111_ticket_marks.sql) of the ticket `ref` names, as text; 0 before its first numbered change. */
+function ticketMarkSql(ctx: Ctx, ref: string): Fragment {
+  const { sql, principal: p } = ctx;
+  return sql`coalesce((select m.n from ticket_marks m where m.ticket_id = ${ticketIdSql(sql, p.workspaceId, ref)}), 0)::text`;
+}
