@@ -16,6 +16,8 @@
 --
 -- A ticket's row outlives it (no foreign key: a ticket deleted by the transaction that also
 -- deleted its entries is numbered at that commit); a row is a uuid and a number.
+create sequence ticket_mark_seq;
+
 create table ticket_marks (
   ticket_id uuid primary key,
   n bigint not null
@@ -31,7 +33,7 @@ create unlogged table ticket_mark_pending (
 create function ticket_mark_number() returns trigger language plpgsql as $$
 begin
   insert into ticket_marks as m (ticket_id, n)
-  select r.ticket_id, nextval('read_mark_seq') from ticket_mark_pending r where r.xid = new.xid order by r.ticket_id
+  select r.ticket_id, nextval('ticket_mark_seq') from ticket_mark_pending r where r.xid = new.xid order by r.ticket_id
   on conflict (ticket_id) do update set n = excluded.n;
   delete from ticket_mark_pending where xid = new.xid;
   return null;
