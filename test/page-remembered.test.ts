@@ -6,7 +6,7 @@ import { ReadAnswers } from '../src/core/reads/answers.ts';
 import { getBoardJson } from '../src/core/board/board.ts';
 import { getMyWorkJson } from '../src/core/board/my.ts';
 import { listTicketsJson } from '../src/core/tickets/list.ts';
-import { readTicketPageJson } from '../src/core/tickets/read.ts';
+import { readTicketPage, readTicketPageJson } from '../src/core/tickets/read.ts';
 import { runOp } from '../src/core/operation.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { billEntry, makeComment, makeLink, makePeriod, makeTimeEntry, type Person } from './helpers/factories.ts';
@@ -97,7 +97,7 @@ async function withCountingCtx(caller: string, fn: (ctx: Ctx, statements: string
 }
 
 describe('GET /tickets/{ref} from memory', () => {
-  it('a first read is two statements (the marks in the first), an unchanged one only the marks, with the same ETag', () =>
+  it("a first read is two statements (the marks in the first, the ticket's facts), an unchanged one only the first, with the same ETag", () =>
     withCountingCtx('owner', async (ctx, statements) => {
       const first = await runOp(readTicketPageJson, ctx, { ref: seen.humanId });
       expect(statements).toHaveLength(2);
@@ -107,11 +107,34 @@ describe('GET /tickets/{ref} from memory', () => {
       const again = await runOp(readTicketPageJson, ctx, { ref: seen.humanId });
       expect(again).toEqual(first);
       expect(statements).toHaveLength(1);
-      expect(statements[0]).not.toMatch(/from tickets t/);
+      expect(statements[0]).toMatch(/ticket_marks/);
+      expect(statements[0]).not.toMatch(/page_comments/); // not the page's own statement
       // the caller's ETag, current: 304 from memory, the marks only
       statements.length = 0;
       expect(await runOp(readTicketPageJson, ctx, { ref: seen.humanId, ifNoneMatch: first.etag })).toEqual({ status: 304, etag: first.etag });
       expect(statements).toHaveLength(1);
+    }));
+
+  it('the object form (MCP get_ticket) is remembered too, per comment limits, and equals a fresh read', () =>
+    withCountingCtx('member', async (ctx, statements) => {
+      const limits = { latestComments: 2, commentChars: 20 };
+      const first = await runOp(readTicketPage, ctx, { ref: seen.humanId, comments: limits });
+      expect(statements).toHaveLength(2);
+      statements.length = 0;
+      const again = await runOp(readTicketPage, ctx, { ref: seen.humanId, comments: limits });
+      expect(statements).toHaveLength(1);
+      expect(again).toEqual(first);
+      expect(again).toEqual(await runOp(readTicketPage, { ...ctx, caches: undefined }, { ref: seen.humanId, comments: limits }));
+      // other limits, another answer: read afresh, then remembered under its own key
+      statements.length = 0;
+      const whole = await runOp(readTicketPage, ctx, { ref: seen.humanId });
+      expect(statements).toHaveLength(2);
+      expect(whole).not.toEqual(first);
+      // a change to the page: the next read of either is afresh and shows it
+      await makeComment(sql, w.ws, { ticketId: seen.id, body: 'Read by an assistant', audience: 'internal', authorId: w.owner.id });
+      const after = await runOp(readTicketPage, ctx, { ref: seen.humanId, comments: limits });
+      expect(after).toEqual(await runOp(readTicketPage, { ...ctx, caches: undefined }, { ref: seen.humanId, comments: limits }));
+      expect(after).not.toEqual(first);
     }));
 
   it('a 304 found on a fresh read builds no page and is not remembered', () =>

@@ -70,18 +70,49 @@ export async function rememberedAnswer(
   compute: (markSql: Fragment | null) => Promise<Fresh>,
   extra?: Fragment,
 ): Promise<Answer> {
-  const answers = ctx.caches?.readAnswers;
-  if (!answers || ctx.inTx) return compute(null);
-  const { sql } = ctx;
-  const markSql: Fragment = extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx);
-  const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
+  const memory = remembering(ctx, name, input, extra);
+  if (!memory) return compute(null);
   // nothing remembered for this key (a first read, or pushed out): no mark to compare with
-  if (answers.has(key)) {
-    const [{ mark }] = await sql<[{ mark: string }]>`select ${markSql} as mark`;
-    const hit = answers.get(key, mark);
+  if (memory.known()) {
+    const [{ mark }] = await ctx.sql<[{ mark: string }]>`select ${memory.markSql} as mark`;
+    const hit = memory.get(mark);
     if (hit !== undefined) return hit;
   }
-  const { mark, ...fresh } = await compute(markSql);
-  if (mark !== null) answers.set(key, mark, fresh);
+  const { mark, ...fresh } = await compute(memory.markSql);
+  memory.set(mark, fresh);
   return fresh;
+}
+
+/** One read's place in this process's memory (`remembering`). */
+export interface Remembering {
+  /** The read mark's SQL (with the read's `extra`), to select in the read's first statement. */
+  markSql: Fragment;
+  /** Whether an answer is remembered for this read under any mark. */
+  known(): boolean;
+  /** The answer remembered under exactly `mark`. */
+  get(mark: string | null | undefined): Answer | undefined;
+  /** Remembers `answer` under `mark` (null: not). */
+  set(mark: string | null | undefined, answer: Answer): void;
+}
+
+/**
+ * The memory of read `name` for this caller and `input`, for a read that selects the mark in a
+ * statement it sends anyway, before it knows whether the answer is remembered (the ticket page:
+ * its facts, which a current If-None-Match needs alone): a remembered answer costs that statement,
+ * one read afresh no more statements than without memory. Null without process caches or inside
+ * a transaction (`rememberedAnswer`).
+ */
+export function remembering(ctx: Ctx, name: string, input: unknown, extra?: Fragment): Remembering | null {
+  const answers = ctx.caches?.readAnswers;
+  if (!answers || ctx.inTx) return null;
+  const { sql } = ctx;
+  const key = `${name}|${callerKey(ctx.principal)}|${JSON.stringify(input)}`;
+  return {
+    markSql: extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx),
+    known: () => answers.has(key),
+    get: (mark) => (mark == null ? undefined : answers.get(key, mark)),
+    set: (mark, answer) => {
+      if (mark != null) answers.set(key, mark, answer);
+    },
+  };
 }

@@ -6,8 +6,9 @@ import { etagMatches, ticketEtag } from './etag.ts';
 import { buildTicketPage, buildTicketPageText, type TicketPage } from './get.ts';
 import type { Ctx } from '../ctx.ts';
 import { jsonText, type JsonText } from '../json-text.ts';
-import { rememberedAnswer } from '../reads/remembered.ts';
+import { remembering } from '../reads/remembered.ts';
 import { loadTicket } from './load.ts';
+import type { TicketFacts } from '../access/facts.ts';
 import { ticketPageSchema } from './page-schema.ts';
 import { ticketIdSql } from './ref.ts';
 import { ticketRef } from './schemas.ts';
@@ -35,7 +36,9 @@ export const ticketPageReadSchema = z.discriminatedUnion('status', [
 
 /**
  * GET /tickets/{ref} with its ETag. When `ifNoneMatch` names the current version the page is
- * not built at all (one statement) and the answer is 304: cheap for pollers. A read: no transaction.
+ * not built at all and the answer is 304: cheap for pollers. A read: no transaction. Remembered
+ * as the REST door's text form is (`rememberedPage`), per comment limits: an assistant reading the
+ * same ticket again (MCP get_ticket) costs one small statement and the page's JSON read back.
  */
 export const readTicketPage = defineOp({
   name: 'tickets.read',
@@ -43,11 +46,11 @@ export const readTicketPage = defineOp({
   input: readTicketInput,
   output: ticketPageReadSchema,
   run: async (ctx, { ref, ifNoneMatch, comments }): Promise<TicketPageRead> => {
-    const facts = await loadTicket(ctx, ref);
-    const current = ticketEtag(facts);
-    if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
-    const page = await buildTicketPage(ctx, facts, { comments });
-    return { status: 200, etag: ticketEtag(page), page };
+    const read = await rememberedPage(ctx, 'tickets.page.object', { ref, comments }, ifNoneMatch, async (facts) => {
+      const page = await buildTicketPage(ctx, facts, { comments });
+      return { body: Buffer.from(JSON.stringify(page), 'utf8'), tag: ticketEtag(page) };
+    });
+    return read.status === 304 ? read : { status: 200, etag: read.etag, page: JSON.parse(read.body.toString('utf8')) as TicketPage };
   },
 });
 
@@ -57,13 +60,6 @@ export type TicketPageTextRead = { status: 200; etag: string; page: JsonText } |
  * GET /tickets/{ref} as the REST door sends it: `readTicketPage` with every comment in full, the
  * page as JSON text (buildTicketPageText: PostgreSQL's JSON passed through, not parsed and written
  * again). Same action, same ETag and 304, same answer once parsed.
- *
- * A page nothing it shows has changed on is answered from this process's memory with its ETag
- * (reads/remembered.ts), as the list and the board are: keyed by the caller and the ref, under the
- * workspace's read mark, the global one and the ticket's own (sql/111_ticket_marks.sql: its events,
- * time, attachments, links and codehost links), read in loadTicket's snapshot, the page's first.
- * An assistant or integration reading the same ticket again costs one small statement. A 304
- * found on a fresh read is not remembered (no page was built).
  */
 export const readTicketPageJson = defineOp({
   name: 'tickets.read.json',
@@ -71,24 +67,40 @@ export const readTicketPageJson = defineOp({
   input: readTicketInput.omit({ comments: true }),
   output: ticketPageReadSchema,
   run: async (ctx, { ref, ifNoneMatch }): Promise<TicketPageTextRead> => {
-    const { body, tag } = await rememberedAnswer(
-      ctx,
-      'tickets.page',
-      { ref },
-      async (markSql) => {
-        const { readMark, ...facts } = await loadTicket(ctx, ref, { mark: markSql });
-        const current = ticketEtag(facts);
-        if (etagMatches(ifNoneMatch, current)) return { body: Buffer.alloc(0), tag: current, mark: null };
-        const { page, ...version } = await buildTicketPageText(ctx, facts);
-        return { body: page.jsonText, tag: ticketEtag(version), mark: readMark ?? null };
-      },
-      ticketMarkSql(ctx, ref),
-    );
-    const etag = tag!;
-    if (etagMatches(ifNoneMatch, etag)) return { status: 304, etag };
-    return { status: 200, etag, page: jsonText(body) };
+    const read = await rememberedPage(ctx, 'tickets.page', { ref }, ifNoneMatch, async (facts) => {
+      const { page, ...version } = await buildTicketPageText(ctx, facts);
+      return { body: page.jsonText, tag: ticketEtag(version) };
+    });
+    return read.status === 304 ? read : { status: 200, etag: read.etag, page: jsonText(read.body) };
   },
 });
+
+/**
+ * The page `build` makes of ticket `input.ref`'s facts, as bytes with its ETag, or a 304 when
+ * `ifNoneMatch` is current. A page nothing it shows has changed on is answered from this process's
+ * memory (reads/remembered.ts), as the list and the board are: keyed by the caller and `input`,
+ * under the workspace's read mark, the global one and the ticket's own (sql/111_ticket_marks.sql:
+ * its events, time, attachments, links and codehost links), selected by loadTicket, the page's
+ * first statement, which is sent anyway: a remembered page costs that one statement, a page read
+ * afresh the same two as without memory. A 304 builds no page.
+ */
+async function rememberedPage(
+  ctx: Ctx,
+  name: string,
+  input: { ref: string; comments?: unknown },
+  ifNoneMatch: string | null | undefined,
+  build: (facts: TicketFacts) => Promise<{ body: Buffer; tag: string }>,
+): Promise<{ status: 200; etag: string; body: Buffer } | { status: 304; etag: string }> {
+  const memory = remembering(ctx, name, input, ticketMarkSql(ctx, input.ref));
+  const { readMark, ...facts } = await loadTicket(ctx, input.ref, { mark: memory?.markSql });
+  const current = ticketEtag(facts);
+  if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
+  const hit = memory?.get(readMark);
+  if (hit) return { status: 200, etag: hit.tag!, body: hit.body };
+  const built = await build(facts);
+  memory?.set(readMark, built);
+  return { status: 200, etag: built.tag, body: built.body };
+}
 
 /** The ticket's own mark (sql/111_ticket_marks.sql) of the ticket `ref` names, as text; 0 before its first numbered change. */
 function ticketMarkSql(ctx: Ctx, ref: string): Fragment {
