@@ -29,22 +29,30 @@ create unlogged table ticket_mark_pending (
   primary key (xid, ticket_id)
 );
 
--- The first firing in a transaction numbers every ticket it noted; later firings find nothing left.
+-- One row per transaction that noted a ticket: its deferred trigger numbers them all at commit,
+-- once (a trigger on the pending rows themselves would fire once per ticket, and a billing run
+-- notes thousands).
+create unlogged table ticket_mark_commits (
+  xid xid8 primary key default pg_current_xact_id()
+);
+
 create function ticket_mark_number() returns trigger language plpgsql as $$
 begin
   insert into ticket_marks as m (ticket_id, n)
   select r.ticket_id, nextval('ticket_mark_seq') from ticket_mark_pending r where r.xid = new.xid order by r.ticket_id
   on conflict (ticket_id) do update set n = excluded.n;
   delete from ticket_mark_pending where xid = new.xid;
+  delete from ticket_mark_commits where xid = new.xid;
   return null;
 end $$;
 
-create constraint trigger ticket_mark_pending_number after insert on ticket_mark_pending
+create constraint trigger ticket_mark_commit_number after insert on ticket_mark_commits
   deferrable initially deferred for each row execute function ticket_mark_number();
 
 -- Notes the tickets of the rows a statement wrote: `ticket_id`, or both ends of a link.
 create function ticket_mark_follow() returns trigger language plpgsql as $$
 begin
+  insert into ticket_mark_commits default values on conflict do nothing;
   if tg_table_name = 'ticket_links' then
     if tg_op in ('INSERT', 'UPDATE') then
       insert into ticket_mark_pending (ticket_id)

@@ -176,6 +176,33 @@ describe('GET /tickets/{ref} from memory', () => {
       expect(statements).toHaveLength(3); // the three marks, nothing read again
     }));
 
+  it("a transaction touching many tickets' pages numbers each ticket's mark once, at commit, and leaves nothing pending", async () => {
+    const ids = w.tickets.filter((t) => t.projectId !== null).map((t) => t.id);
+    const seq = async () => Number((await sql<{ v: string }[]>`select last_value::text as v from ticket_mark_seq`)[0]!.v);
+    const marks = async () =>
+      new Map(
+        (await sql<{ ticket_id: string; n: string }[]>`select ticket_id, n::text from ticket_marks where ticket_id = any(${ids}::uuid[])`).map((r) => [
+          r.ticket_id,
+          r.n,
+        ]),
+      );
+    const [seq0, before] = [await seq(), await marks()];
+    await sql.begin(async (t) => {
+      const insert = () =>
+        t`insert into ticket_events (workspace_id, ticket_id, kind, actor_id, payload) select ${w.ws.id}, id, 'commented', ${w.owner.id}, '{}' from tickets where id = any(${ids}::uuid[])`;
+      await insert();
+      await insert(); // the same tickets noted again in the same transaction
+      // nothing is numbered before the commit
+      expect((await t<{ n: number }[]>`select count(*)::int as n from ticket_mark_pending`)[0]!.n).toBe(ids.length);
+    });
+    expect(await seq()).toBe(seq0 + ids.length);
+    const after = await marks();
+    expect(ids.every((id) => after.get(id) !== undefined && after.get(id) !== before.get(id))).toBe(true);
+    const [left] = await sql<{ pending: number; commits: number }[]>`
+      select (select count(*)::int from ticket_mark_pending) as pending, (select count(*)::int from ticket_mark_commits) as commits`;
+    expect(left).toEqual({ pending: 0, commits: 0 });
+  });
+
   // Each change touches one table the page reads, in a way that changes the page of `caller`;
   // both servers held that page just before.
   const changes: { name: string; caller: string; page: () => Fixture; change: () => Promise<unknown> }[] = [
