@@ -49,28 +49,37 @@ end $$;
 create constraint trigger ticket_mark_commit_number after insert on ticket_mark_commits
   deferrable initially deferred for each row execute function ticket_mark_number();
 
--- Notes the tickets of the rows a statement wrote: `ticket_id`, or both ends of a link.
+-- Notes the tickets of the rows a statement wrote: `ticket_id`, or both ends of a link. A
+-- statement that wrote no row (a cascade that found nothing) notes nothing.
 create function ticket_mark_follow() returns trigger language plpgsql as $$
+declare
+  noted bigint := 0;
+  n bigint;
 begin
-  insert into ticket_mark_commits default values on conflict do nothing;
-  if tg_table_name = 'ticket_links' then
-    if tg_op in ('INSERT', 'UPDATE') then
+  if tg_op in ('INSERT', 'UPDATE') then
+    if tg_table_name = 'ticket_links' then
       insert into ticket_mark_pending (ticket_id)
       select k from new_rows r cross join lateral (values (r.source_id), (r.target_id)) v(k) order by 1 on conflict do nothing;
-    end if;
-    if tg_op in ('DELETE', 'UPDATE') then
+    else
       insert into ticket_mark_pending (ticket_id)
-      select k from old_rows r cross join lateral (values (r.source_id), (r.target_id)) v(k) order by 1 on conflict do nothing;
+      select distinct r.ticket_id from new_rows r where r.ticket_id is not null order by 1 on conflict do nothing;
     end if;
-    return null;
-  end if;
-  if tg_op in ('INSERT', 'UPDATE') then
-    insert into ticket_mark_pending (ticket_id)
-    select distinct r.ticket_id from new_rows r where r.ticket_id is not null order by 1 on conflict do nothing;
+    get diagnostics n = row_count;
+    noted := noted + n;
   end if;
   if tg_op in ('DELETE', 'UPDATE') then
-    insert into ticket_mark_pending (ticket_id)
-    select distinct r.ticket_id from old_rows r where r.ticket_id is not null order by 1 on conflict do nothing;
+    if tg_table_name = 'ticket_links' then
+      insert into ticket_mark_pending (ticket_id)
+      select k from old_rows r cross join lateral (values (r.source_id), (r.target_id)) v(k) order by 1 on conflict do nothing;
+    else
+      insert into ticket_mark_pending (ticket_id)
+      select distinct r.ticket_id from old_rows r where r.ticket_id is not null order by 1 on conflict do nothing;
+    end if;
+    get diagnostics n = row_count;
+    noted := noted + n;
+  end if;
+  if noted > 0 then
+    insert into ticket_mark_commits default values on conflict do nothing;
   end if;
   return null;
 end $$;
