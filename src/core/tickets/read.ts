@@ -10,7 +10,6 @@ import { remembering } from '../reads/remembered.ts';
 import { loadTicket } from './load.ts';
 import type { TicketFacts } from '../access/facts.ts';
 import { ticketPageSchema } from './page-schema.ts';
-import { ticketIdSql } from './ref.ts';
 import { ticketRef } from './schemas.ts';
 import type { Fragment } from './summary.ts';
 
@@ -46,11 +45,14 @@ export const readTicketPage = defineOp({
   input: readTicketInput,
   output: ticketPageReadSchema,
   run: async (ctx, { ref, ifNoneMatch, comments }): Promise<TicketPageRead> => {
+    // a page built by this call is answered as it is; one from memory is read back from its bytes
+    let built: TicketPage | undefined;
     const read = await rememberedPage(ctx, 'tickets.page.object', { ref, comments }, ifNoneMatch, async (facts) => {
-      const page = await buildTicketPage(ctx, facts, { comments });
-      return { body: Buffer.from(JSON.stringify(page), 'utf8'), tag: ticketEtag(page) };
+      built = await buildTicketPage(ctx, facts, { comments });
+      return { body: Buffer.from(JSON.stringify(built), 'utf8'), tag: ticketEtag(built) };
     });
-    return read.status === 304 ? read : { status: 200, etag: read.etag, page: JSON.parse(read.body.toString('utf8')) as TicketPage };
+    if (read.status === 304) return read;
+    return { status: 200, etag: read.etag, page: built ?? (JSON.parse(read.body.toString('utf8')) as TicketPage) };
   },
 });
 
@@ -91,7 +93,7 @@ async function rememberedPage(
   ifNoneMatch: string | null | undefined,
   build: (facts: TicketFacts) => Promise<{ body: Buffer; tag: string }>,
 ): Promise<{ status: 200; etag: string; body: Buffer } | { status: 304; etag: string }> {
-  const memory = remembering(ctx, name, input, ticketMarkSql(ctx, input.ref));
+  const memory = remembering(ctx, name, input, ticketMarkSql(ctx));
   const { readMark, ...facts } = await loadTicket(ctx, input.ref, { mark: memory?.markSql });
   const current = ticketEtag(facts);
   if (etagMatches(ifNoneMatch, current)) return { status: 304, etag: current };
@@ -102,8 +104,10 @@ async function rememberedPage(
   return { status: 200, etag: built.tag, body: built.body };
 }
 
-/** The ticket's own mark (sql/111_ticket_marks.sql) of the ticket `ref` names, as text; 0 before its first numbered change. */
-function ticketMarkSql(ctx: Ctx, ref: string): Fragment {
-  const { sql, principal: p } = ctx;
-  return sql`coalesce((select m.n from ticket_marks m where m.ticket_id = ${ticketIdSql(sql, p.workspaceId, ref)}), 0)::text`;
+/**
+ * The ticket's own mark (sql/111_ticket_marks.sql), as text; 0 before its first numbered change.
+ * Over loadTicket's row `t`, the statement it is selected in.
+ */
+function ticketMarkSql(ctx: Ctx): Fragment {
+  return ctx.sql`coalesce((select m.n from ticket_marks m where m.ticket_id = t.id), 0)::text`;
 }
