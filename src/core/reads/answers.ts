@@ -18,7 +18,7 @@ export interface Answer {
  * the next request. Least recently used answers leave first.
  */
 export class ReadAnswers {
-  private answers = new LRUCache<string, { mark: string; answer: Answer }>({
+  private answers = new LRUCache<string, { mark: string; answer: Answer; moving: boolean }>({
     maxSize: MAX_BYTES,
     sizeCalculation: (a) => a.answer.body.length + (a.answer.tag?.length ?? 0) + a.mark.length + 1,
   });
@@ -34,7 +34,16 @@ export class ReadAnswers {
     return a && a.mark === mark ? a.answer : undefined;
   }
 
+  /**
+   * Whether `key`'s mark had moved when its answer was last computed: its last look-up found the
+   * answer stale, or its last read found the mark moved since the one before.
+   */
+  moving(key: string): boolean {
+    return this.answers.peek(key)?.moving ?? false;
+  }
+
   set(key: string, mark: string, answer: Answer): void {
-    if (answer.body.length < MAX_BYTES) this.answers.set(key, { mark, answer });
+    const before = this.answers.peek(key);
+    if (answer.body.length < MAX_BYTES) this.answers.set(key, { mark, answer, moving: before !== undefined && before.mark !== mark });
   }
 }

@@ -61,7 +61,10 @@ export async function remembered(
  * makes the next request read again. Costs one small statement per request that has an answer to
  * compare (none for a key never answered here, or whose answer was pushed out); without process
  * caches (one-off commands, tests' contexts) or inside a transaction (it may hold uncommitted
- * changes) it only computes.
+ * changes) it only computes. While the mark keeps moving (the last look-up found the answer stale,
+ * or the last read found the mark moved since the one before: `ReadAnswers.moving`), the look-up is
+ * skipped: it would find the answer stale again, so a read costs its own statement alone, as
+ * without memory; a read that finds the mark where it was turns the look-ups back on.
  */
 export async function rememberedAnswer(
   ctx: Ctx,
@@ -73,7 +76,7 @@ export async function rememberedAnswer(
   const memory = remembering(ctx, name, input, extra);
   if (!memory) return compute(null);
   // nothing remembered for this key (a first read, or pushed out): no mark to compare with
-  if (memory.known()) {
+  if (memory.known() && !memory.moving()) {
     const [{ mark }] = await ctx.sql<[{ mark: string }]>`select ${memory.markSql} as mark`;
     const hit = memory.get(mark);
     if (hit !== undefined) return hit;
@@ -89,6 +92,8 @@ export interface Remembering {
   markSql: Fragment;
   /** Whether an answer is remembered for this read under any mark. */
   known(): boolean;
+  /** Whether this read's mark had moved when it was last read (`ReadAnswers.moving`). */
+  moving(): boolean;
   /** The answer remembered under exactly `mark`. */
   get(mark: string | null | undefined): Answer | undefined;
   /** Remembers `answer` under `mark` (null: not). */
@@ -110,6 +115,7 @@ export function remembering(ctx: Ctx, name: string, input: unknown, extra?: Frag
   return {
     markSql: extra ? sql`(${readMarkSql(ctx)} || '|' || ${extra}::text)` : readMarkSql(ctx),
     known: () => answers.has(key),
+    moving: () => answers.moving(key),
     get: (mark) => (mark == null ? undefined : answers.get(key, mark)),
     set: (mark, answer) => {
       if (mark != null) answers.set(key, mark, answer);
