@@ -146,33 +146,35 @@ describe('GET /board, /my and /tickets from memory', () => {
   it.each([
     ['GET /tickets', (ctx: Ctx) => runOp(listTicketsJson, ctx, { limit: 3 })],
     ['GET /board', (ctx: Ctx) => runOp(getBoardJson, ctx, {})],
-  ] as const)('%s: while the mark keeps moving a read sends its own statement alone (no look-up first); once it stops, reads come from memory again', async (_name, read) =>
-    withCountingCtx(async (ctx, statements) => {
-      const move = () => sql`insert into read_marks (workspace_id, n) values (${w.ws.id}, nextval('read_mark_seq'))
+  ] as const)(
+    '%s: while the mark keeps moving a read sends its own statement alone (no look-up first); once it stops, reads come from memory again',
+    async (_name, read) =>
+      withCountingCtx(async (ctx, statements) => {
+        const move = () => sql`insert into read_marks (workspace_id, n) values (${w.ws.id}, nextval('read_mark_seq'))
                              on conflict (workspace_id) do update set n = excluded.n`;
-      const body = JSON.parse((await read(ctx)).jsonText.toString()) as { items?: Summary[]; columns?: { tickets: Summary[] }[] };
-      const shown = (body.items ?? body.columns!.flatMap((c) => c.tickets))[0]!;
-      // the mark moved: the look-up finds the answer stale, then the answer's statement
-      await move();
-      statements.length = 0;
-      await read(ctx);
-      expect(statements).toHaveLength(2);
-      const [lookUp, own] = statements as [string, string];
-      // moved again: the answer's statement alone, and what it reads is current
-      await move();
-      await sql`update tickets set title = 'Seen while moving' where id = ${shown.id}`;
-      statements.length = 0;
-      const seen = await read(ctx);
-      expect(statements).toEqual([own]);
-      expect(seen.jsonText.toString()).toContain('Seen while moving');
-      // the mark stood still since: read once more, then from memory (the look-up alone)
-      statements.length = 0;
-      await read(ctx);
-      expect(statements).toEqual([own]);
-      statements.length = 0;
-      expect(await read(ctx)).toEqual(seen);
-      expect(statements).toEqual([lookUp]);
-    }),
+        const body = JSON.parse((await read(ctx)).jsonText.toString()) as { items?: Summary[]; columns?: { tickets: Summary[] }[] };
+        const shown = (body.items ?? body.columns!.flatMap((c) => c.tickets))[0]!;
+        // the mark moved: the look-up finds the answer stale, then the answer's statement
+        await move();
+        statements.length = 0;
+        await read(ctx);
+        expect(statements).toHaveLength(2);
+        const [lookUp, own] = statements as [string, string];
+        // moved again: the answer's statement alone, and what it reads is current
+        await move();
+        await sql`update tickets set title = 'Seen while moving' where id = ${shown.id}`;
+        statements.length = 0;
+        const seen = await read(ctx);
+        expect(statements).toEqual([own]);
+        expect(seen.jsonText.toString()).toContain('Seen while moving');
+        // the mark stood still since: read once more, then from memory (the look-up alone)
+        statements.length = 0;
+        await read(ctx);
+        expect(statements).toEqual([own]);
+        statements.length = 0;
+        expect(await read(ctx)).toEqual(seen);
+        expect(statements).toEqual([lookUp]);
+      }),
   );
 
   it('GET /tickets after a cursor is read afresh each time (only first pages are remembered)', () =>
