@@ -25,6 +25,8 @@ export function pricedEntriesSql(sql: Db, workspaceId: string, period: RunPeriod
   // distinct keys would do the same, but the planner, which cannot estimate the qualifying rows,
   // chose a nested loop over it (4 s).
   const key = sql`q.category_id, q.client_id, q.project_id, q.spent_on`;
+  // the qualifying query's columns by name (billing/qualifying.ts), so the window's helpers (nth,
+  // priced, the client's currency) stay inside: a column added there is added here too
   return sql`
     select q.entry_id, q.client_id, q.project_id, q.ticket_id, q.minutes, q.category_id, q.spent_on, q.policy, q.bank_id,
            m.currency, m.rate_minor, m.list_amount_minor,
